@@ -1,0 +1,1 @@
+"""Probe datasets: built-in registry, user CSV/JSONL files, download and cache."""

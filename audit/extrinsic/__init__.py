@@ -1,0 +1,1 @@
+"""Extrinsic bias measures (STS-bias, BiasBios, NLI-bias)."""

@@ -1,0 +1,1 @@
+"""Model loading (hub id, local directory, GGUF, pip-packaged GGUF) and fingerprints."""

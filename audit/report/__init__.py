@@ -1,0 +1,1 @@
+"""Reports: a typed report model built from results.json, rendered to HTML and PDF."""

@@ -1,0 +1,1 @@
+"""Per-sentence scores of masked and causal LMs (METHODS.md section 2)."""

@@ -1,0 +1,1 @@
+"""The audit spec: pydantic models, YAML loading with line numbers, JSON Schema."""

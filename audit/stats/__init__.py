@@ -1,0 +1,1 @@
+"""Statistics around every number: bootstrap CIs, tests, robustness, correlation, comparison."""

@@ -1,0 +1,1 @@
+"""Model variants (debiasing and bias-controlled fine-tuning), audited like any model."""

@@ -1,0 +1,27 @@
+"""Shared fixtures: where the real data and models live (../shared beside the repo)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("AUDIT_SHARED_DIR", REPO.parent / "shared")).resolve()
+SHARED_DATA = SHARED / "data"
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real datasets (../shared/data); tests that need them skip loudly without it."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real datasets not found at {SHARED_DATA} (set AUDIT_SHARED_DIR)")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"../shared not found at {SHARED} (set AUDIT_SHARED_DIR)")
+    return SHARED
