@@ -1,0 +1,96 @@
+"""Plain-text listings for the CLI: registries (`audit list`) and plans (`audit plan`)."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import TYPE_CHECKING
+
+from audit.registry import Registry
+
+if TYPE_CHECKING:
+    from audit.engine import Prepared
+    from audit.measures.base import MeasureCard
+
+
+def _registry(kind: str) -> Registry[object]:
+    if kind == "datasets":
+        from audit.data.catalog import DATASETS
+
+        return DATASETS  # type: ignore[return-value]
+    if kind == "scorers":
+        from audit.scoring.catalog import SCORERS
+
+        return SCORERS  # type: ignore[return-value]
+    if kind == "measures":
+        from audit.measures.catalog import MEASURES
+
+        return MEASURES  # type: ignore[return-value]
+    if kind == "variants":
+        from audit.variants.catalog import VARIANTS
+
+        return VARIANTS
+    raise ValueError(f"unknown registry kind {kind!r}")
+
+
+def format_card(card: MeasureCard, indent: str = "    ") -> str:
+    """A measure card as indented plain text."""
+    lines = [
+        f"{card.title}",
+        f"What: {card.what}",
+        f"Inputs: {card.inputs}",
+        f"Direction: {card.direction}",
+        f"Ideal: {card.ideal}",
+        f"Citation: {card.citation}",
+        "Limitations:",
+        *[f"  - {item}" for item in card.limitations],
+    ]
+    wrapped = [textwrap.fill(line, 96, subsequent_indent="  ") for line in lines]
+    return textwrap.indent("\n".join(wrapped), indent)
+
+
+def describe_registry(kind: str, *, verbose: bool = False) -> str:
+    """One line per registered name with its summary; measure cards with `verbose`."""
+    registry = _registry(kind)
+    entries = registry.entries()
+    if not entries:
+        return f"no {kind} registered yet"
+    width = max(len(e.name) for e in entries)
+    lines: list[str] = []
+    for entry in entries:
+        extra = ""
+        if kind == "scorers":
+            info = entry.meta["info"]
+            extra = f" [{'/'.join(sorted(info.model_types))}]"  # type: ignore[attr-defined]
+        elif "applies_to" in entry.meta:
+            extra = f" [{entry.meta['applies_to']}]"
+        elif "shape" in entry.meta:
+            extra = f" [{entry.meta['shape']}]"
+        lines.append(f"{entry.name:<{width}}  {entry.summary}{extra}")
+        card = entry.meta.get("card")
+        if verbose and card is not None:
+            lines.append(format_card(card))  # type: ignore[arg-type]
+            lines.append("")
+    return "\n".join(lines)
+
+
+def describe_plan(prepared: Prepared) -> str:
+    """What `audit run` would do: datasets, models, units, measures and what is skipped."""
+    lines = ["Datasets:"]
+    for ds in prepared.datasets.values():
+        lines.append(f"  {ds.name}: {ds.shape}, {ds.rows_kept} items ({ds.source})")
+    lines.append("Models:")
+    for model_id, resolved in prepared.resolved.items():
+        lines.append(f"  {model_id}: {resolved.model_type} LM, {resolved.describe()}")
+    lines.append("Scoring units (model x dataset x scorer):")
+    for unit in prepared.plan.units:
+        measures = [t.label for t in prepared.plan.measures if t.unit == unit]
+        lines.append(
+            f"  {unit.model} x {unit.dataset} x {unit.label} -> {', '.join(measures) or '-'}"
+        )
+    if prepared.plan.skipped:
+        lines.append("Skipped:")
+        for skipped in prepared.plan.skipped:
+            lines.append(
+                f"  {skipped.model} x {skipped.dataset} x {skipped.scorer}: {skipped.reason}"
+            )
+    return "\n".join(lines)

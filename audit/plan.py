@@ -1,0 +1,118 @@
+"""The plan: independent scoring units (model x dataset x scorer) and the measures
+computed on each, derived from a validated spec once model types and dataset shapes are
+known. Units are plain, serialisable data so that any executor can run them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from audit.measures.catalog import measure_shape
+from audit.results import SkippedUnit
+from audit.scoring.catalog import scorer_info
+from audit.spec.models import AuditSpec, DatasetSpec, PluginRef
+
+
+def plugin_label(ref: PluginRef) -> str:
+    """How a scorer or measure is named in tables: `ll`, or `ll[compat=reference]`."""
+    options = ref.options
+    if not options:
+        return ref.name
+    inner = ",".join(f"{k}={options[k]}" for k in sorted(options))
+    return f"{ref.name}[{inner}]"
+
+
+def dataset_shape_of(spec: DatasetSpec) -> str:
+    """`pairs` or `labelled`: a user file says so in `kind`, a built-in knows its own."""
+    if spec.kind is not None:
+        return spec.kind
+    from audit.data.catalog import dataset_shape
+
+    return dataset_shape(spec.name)
+
+
+@dataclass(frozen=True)
+class ScoreUnit:
+    """Score every sentence of one dataset with one scorer on one model."""
+
+    model: str
+    dataset: str
+    scorer: str  # registry name
+    label: str  # name in tables, with options
+    options_json: str  # the scorer options as given, JSON (sorted keys)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(self.options_json)
+        return loaded
+
+
+@dataclass(frozen=True)
+class MeasureTask:
+    """Compute one measure on one unit's scores."""
+
+    unit: ScoreUnit
+    measure: str
+    label: str
+    options_json: str
+
+    @property
+    def options(self) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(self.options_json)
+        return loaded
+
+
+@dataclass
+class Plan:
+    units: list[ScoreUnit] = field(default_factory=list)
+    measures: list[MeasureTask] = field(default_factory=list)
+    skipped: list[SkippedUnit] = field(default_factory=list)
+
+
+def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
+    """Every applicable (model, dataset, scorer) unit and its measures; what does not apply
+    is listed in `skipped` with the reason, never silently dropped."""
+    plan = Plan()
+    shapes = {d.name: dataset_shape_of(d) for d in spec.datasets}
+    for model in spec.models:
+        model_type = model_types[model.id]
+        refs = spec.scorers.masked if model_type == "masked" else spec.scorers.causal
+        for ref in refs:
+            info = scorer_info(ref.name)
+            label = plugin_label(ref)
+            for dataset in spec.datasets:
+                shape = shapes[dataset.name]
+                if model_type not in info.model_types:
+                    why = f"{ref.name} does not apply to {model_type} LMs"
+                    plan.skipped.append(
+                        SkippedUnit(model=model.id, dataset=dataset.name, scorer=label, reason=why)
+                    )
+                    continue
+                if info.unit == "pair" and shape != "pairs":
+                    why = f"{ref.name} scores sentence pairs; {dataset.name} holds single sentences"
+                    plan.skipped.append(
+                        SkippedUnit(model=model.id, dataset=dataset.name, scorer=label, reason=why)
+                    )
+                    continue
+                unit = ScoreUnit(
+                    model=model.id,
+                    dataset=dataset.name,
+                    scorer=ref.name,
+                    label=label,
+                    options_json=json.dumps(ref.options, sort_keys=True),
+                )
+                plan.units.append(unit)
+                for mref in spec.measures:
+                    if measure_shape(mref.name) != shape:
+                        continue
+                    plan.measures.append(
+                        MeasureTask(
+                            unit=unit,
+                            measure=mref.name,
+                            label=plugin_label(mref),
+                            options_json=json.dumps(mref.options, sort_keys=True),
+                        )
+                    )
+    return plan

@@ -1,0 +1,193 @@
+"""Causal LM log-likelihood and perplexity (METHODS.md section 2).
+
+LL(S) = sum_t log P(w_t | w_<t). By default the BOS token is prepended when the tokenizer
+adds none, so the first word is scored too; `compat: reference` reproduces SafeNLP: the
+tokenizer's ids as they are, first token unscored. Sentences are sorted by length and
+batched with right padding under a token budget; only the target log-probabilities are
+gathered, in float32, and summed per sentence in float64.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from audit.scoring.base import ProgressCallback, ScorerInfo, ScorerOptions, SentenceScore
+from audit.scoring.catalog import scorer_info
+from audit.scoring.options import CausalOptions
+
+if TYPE_CHECKING:
+    import torch
+
+    from audit.models.loaded import LoadedModel
+
+#: Padded tokens per forward pass on CPU; on CUDA the budget grows with free memory.
+CPU_TOKEN_BUDGET = 4096
+
+
+def length_sorted_batches(
+    lengths: Sequence[int], *, token_budget: int, max_batch: int = 256
+) -> Iterator[list[int]]:
+    """Indices into `lengths`, longest first, in batches whose padded size (batch size x
+    longest length) stays within `token_budget`; an over-long item gets a batch alone."""
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    batch: list[int] = []
+    width = 0
+    for index in order:
+        length = max(1, lengths[index])
+        if batch and (
+            max(width, length) * (len(batch) + 1) > token_budget or len(batch) >= max_batch
+        ):
+            yield batch
+            batch, width = [], 0
+        batch.append(index)
+        width = max(width, length)
+    if batch:
+        yield batch
+
+
+def causal_token_ids(
+    model: LoadedModel, texts: Sequence[str], *, reference: bool
+) -> tuple[list[list[int]], int]:
+    """Token ids per text and how many leading tokens are context only (not scored).
+
+    Formula: if the tokenizer adds no BOS, prepend it; every token after the BOS is
+    scored. Reference: ids as the tokenizer gives them; the first one is not scored.
+    """
+    tokenizer = model.tokenizer
+    encoded: list[list[int]] = tokenizer(list(texts), add_special_tokens=True)["input_ids"]
+    if reference:
+        return encoded, 1
+    bos = tokenizer.bos_token_id
+    if bos is None:
+        bos = getattr(model.model.config, "bos_token_id", None)
+    if bos is None:
+        # No BOS exists: the first token has no context and cannot be scored.
+        return encoded, 1
+    return [ids if ids and ids[0] == bos else [bos, *ids] for ids in encoded], 1
+
+
+def _token_budget(model: LoadedModel) -> int:
+    import torch
+
+    if model.device.type != "cuda":
+        return CPU_TOKEN_BUDGET
+    free, _ = torch.cuda.mem_get_info(model.device)
+    vocab = int(model.model.config.vocab_size)
+    # logits (float32) dominate: keep them within a quarter of free memory.
+    return max(512, int(free // 4 // (vocab * 4 * 3)))
+
+
+def causal_log_likelihoods(
+    model: LoadedModel,
+    texts: Sequence[str],
+    *,
+    reference: bool,
+    progress: ProgressCallback,
+) -> list[SentenceScore]:
+    """Sum of target-token log-probabilities (float64) and scored-token count per text."""
+    import torch
+
+    ids, context = causal_token_ids(model, texts, reference=reference)
+    results: list[SentenceScore | None] = [None] * len(texts)
+    pad_id = model.tokenizer.pad_token_id
+    if pad_id is None:
+        pad_id = 0  # masked out by the attention mask; never scored
+    budget = _token_budget(model)
+    with torch.inference_mode():
+        for batch in length_sorted_batches([len(x) for x in ids], token_budget=budget):
+            for index, score in zip(
+                batch, _score_batch(model, [ids[i] for i in batch], context, pad_id), strict=True
+            ):
+                results[index] = score
+            progress(len(batch))
+    return [r for r in results if r is not None]
+
+
+def _score_batch(
+    model: LoadedModel, batch_ids: list[list[int]], context: int, pad_id: int
+) -> list[SentenceScore]:
+    import torch
+
+    width = max(len(x) for x in batch_ids)
+    input_ids = torch.full((len(batch_ids), width), pad_id, dtype=torch.long)
+    attention = torch.zeros((len(batch_ids), width), dtype=torch.long)
+    for row, seq in enumerate(batch_ids):
+        input_ids[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+        attention[row, : len(seq)] = 1
+    input_ids = input_ids.to(model.device)
+    attention = attention.to(model.device)
+    logits = _forward_logits(model, input_ids, attention)
+    # Position t predicts token t+1; only real tokens at or after `context` are targets.
+    targets = input_ids[:, 1:]
+    shifted = logits[:, :-1].float()  # log-softmax in float32 even under autocast
+    log_norm = torch.logsumexp(shifted, dim=-1)
+    target_logits = shifted.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+    token_lp = (target_logits - log_norm).double()
+    positions = torch.arange(1, width, device=input_ids.device).unsqueeze(0)
+    scored = (attention[:, 1:] == 1) & (positions >= context)
+    sums = (token_lp * scored).sum(dim=1).cpu().tolist()
+    counts = scored.sum(dim=1).cpu().tolist()
+    return [SentenceScore(float(s), int(n)) for s, n in zip(sums, counts, strict=True)]
+
+
+def _forward_logits(
+    model: LoadedModel, input_ids: torch.Tensor, attention: torch.Tensor
+) -> torch.Tensor:
+    import torch
+
+    if model.autocast_dtype is not None:
+        with torch.autocast(device_type=model.device.type, dtype=model.autocast_dtype):
+            out = model.model(input_ids=input_ids, attention_mask=attention, use_cache=False)
+    else:
+        out = model.model(input_ids=input_ids, attention_mask=attention, use_cache=False)
+    return out.logits
+
+
+class CausalScorer:
+    """`ll` (log-likelihood, higher is likelier) or `ppl` (perplexity, lower is likelier)."""
+
+    options_model: type[ScorerOptions] = CausalOptions
+
+    def __init__(self, name: str) -> None:
+        self.info: ScorerInfo = scorer_info(name)
+
+    def score_sentences(
+        self,
+        model: LoadedModel,
+        texts: Sequence[str],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[SentenceScore]:
+        if model.model_type != "causal":
+            raise TypeError(
+                f"scorer '{self.info.name}' needs a causal LM; "
+                f"'{model.model_id}' is a {model.model_type} LM"
+            )
+        scores = causal_log_likelihoods(
+            model, texts, reference=options.compat == "reference", progress=progress
+        )
+        if self.info.name == "ll":
+            return scores
+        return [
+            SentenceScore(math.exp(-s.score / s.n_tokens) if s.n_tokens else math.nan, s.n_tokens)
+            for s in scores
+        ]
+
+    def score_pairs(
+        self,
+        model: LoadedModel,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[tuple[SentenceScore, SentenceScore]]:
+        flat = [text for pair in pairs for text in pair]
+        scores = self.score_sentences(model, flat, options=options, progress=progress)
+        return [(scores[2 * i], scores[2 * i + 1]) for i in range(len(pairs))]
+
+
+LL_SCORER = CausalScorer("ll")
+PPL_SCORER = CausalScorer("ppl")

@@ -1,0 +1,181 @@
+"""Run one scoring unit through the score cache, and read its rows back.
+
+Work is done in chunks and each chunk is written to the cache as soon as it is scored,
+so an interrupted run loses at most one chunk. Rows for `scores.parquet` are always read
+back from the cache, never held from the computation.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from audit.data.items import LabelledItem, LoadedDataset, PairItem
+from audit.results import UnitRecord
+from audit.scoring.cache import Entry, ScoreCache, ScoreNamespace, text_key
+from audit.scoring.catalog import SCORERS, scorer_info, scorer_options_model
+from audit.scoring.table import GROUP_SEPARATOR
+
+if TYPE_CHECKING:
+    from audit.display import Display
+    from audit.models.loaded import LoadedModel
+    from audit.plan import ScoreUnit
+
+#: Sentences (or pairs) per cache write.
+CHUNK = 1024
+
+
+@dataclass(frozen=True)
+class Job:
+    """One cache entry to fill: the texts scored together (one sentence, or a pair)."""
+
+    key: str
+    texts: tuple[str, ...]
+
+
+def unit_jobs(unit: ScoreUnit, dataset: LoadedDataset) -> list[Job]:
+    """The distinct cache entries a unit needs, in dataset order."""
+    pair_scorer = scorer_info(unit.scorer).unit == "pair"
+    texts: list[tuple[str, ...]] = []
+    if dataset.shape == "pairs":
+        for item in dataset.pair_items():
+            if pair_scorer:
+                texts.append((item.stereotype, item.anti_stereotype))
+            else:
+                texts.extend([(item.stereotype,), (item.anti_stereotype,)])
+                if item.unrelated is not None:
+                    texts.append((item.unrelated,))
+    else:
+        texts.extend((item.text,) for item in dataset.labelled_items())
+    jobs = {text_key(t): Job(text_key(t), t) for t in texts}
+    return list(jobs.values())
+
+
+def open_namespace(unit: ScoreUnit, cache: ScoreCache, fingerprint: str) -> ScoreNamespace:
+    options = scorer_options_model(unit.scorer).model_validate(unit.options)
+    return cache.namespace(
+        model_fingerprint=fingerprint, scorer=scorer_info(unit.scorer), options=options
+    )
+
+
+def _chunks(jobs: list[Job], size: int) -> Iterator[list[Job]]:
+    for start in range(0, len(jobs), size):
+        yield jobs[start : start + size]
+
+
+def score_unit(
+    unit: ScoreUnit,
+    *,
+    model: LoadedModel,
+    dataset: LoadedDataset,
+    cache: ScoreCache,
+    display: Display,
+) -> UnitRecord:
+    """Fill the cache for every entry of `unit` that is not there yet."""
+    started = time.monotonic()
+    info = scorer_info(unit.scorer)
+    scorer = SCORERS.get(unit.scorer)
+    options = scorer.options_model.model_validate(unit.options)
+    namespace = open_namespace(unit, cache, model.fingerprint)
+    try:
+        jobs = unit_jobs(unit, dataset)
+        found, stats = namespace.get_many(j.key for j in jobs)
+        missing = [j for j in jobs if j.key not in found]
+        sentences = sum(len(j.texts) for j in missing)
+        key = f"{unit.model}/{unit.dataset}/{unit.label}"
+        display.start(key, f"{unit.model} · {unit.dataset} · {unit.label}", sentences)
+        for chunk in _chunks(missing, CHUNK):
+
+            def progress(n: int, key: str = key) -> None:
+                display.advance(key, n)
+
+            if info.unit == "pair":
+                pairs = [(j.texts[0], j.texts[1]) for j in chunk]
+                scored = scorer.score_pairs(model, pairs, options=options, progress=progress)
+                entries: dict[str, Entry] = {j.key: s for j, s in zip(chunk, scored, strict=True)}
+            else:
+                flat = [j.texts[0] for j in chunk]
+                singles = scorer.score_sentences(model, flat, options=options, progress=progress)
+                entries = {j.key: (s,) for j, s in zip(chunk, singles, strict=True)}
+            namespace.put_many(entries)
+        display.finish(key)
+    finally:
+        namespace.close()
+    return UnitRecord(
+        model=unit.model,
+        dataset=unit.dataset,
+        scorer=unit.label,
+        options=unit.options,
+        sentences=sum(len(j.texts) for j in jobs),
+        computed=len(missing),
+        cached=stats.hits,
+        corrupt=stats.corrupt,
+        seconds=round(time.monotonic() - started, 3),
+    )
+
+
+def unit_rows(
+    unit: ScoreUnit, *, dataset: LoadedDataset, cache: ScoreCache, fingerprint: str
+) -> list[dict[str, Any]]:
+    """The unit's rows of the score table, read from the cache (which must be complete)."""
+    namespace = open_namespace(unit, cache, fingerprint)
+    try:
+        jobs = unit_jobs(unit, dataset)
+        found, _ = namespace.get_many(j.key for j in jobs)
+    finally:
+        namespace.close()
+    missing = [j for j in jobs if j.key not in found]
+    if missing:
+        raise RuntimeError(
+            f"score cache lacks {len(missing)} entries of {unit.model}/{unit.dataset}/"
+            f"{unit.label} after scoring; rerun to recompute them"
+        )
+    base = {"model": unit.model, "dataset": unit.dataset, "scorer": unit.label}
+    rows: list[dict[str, Any]] = []
+    pair_scorer = scorer_info(unit.scorer).unit == "pair"
+    for item in dataset.items:
+        if isinstance(item, PairItem):
+            sides: list[tuple[str, Any]]
+            if pair_scorer:
+                entry = found[text_key((item.stereotype, item.anti_stereotype))]
+                sides = [("st", entry[0]), ("at", entry[1])]
+            else:
+                sides = [
+                    ("st", found[text_key((item.stereotype,))][0]),
+                    ("at", found[text_key((item.anti_stereotype,))][0]),
+                ]
+                if item.unrelated is not None:
+                    sides.append(("unrelated", found[text_key((item.unrelated,))][0]))
+            for side, score in sides:
+                rows.append(
+                    {
+                        **base,
+                        "item_id": item.item_id,
+                        "bias_type": item.bias_type,
+                        "side": side,
+                        "score": score.score,
+                        "n_tokens": score.n_tokens,
+                        "label": None,
+                        "toxicity": None,
+                        "group": None,
+                    }
+                )
+        else:
+            assert isinstance(item, LabelledItem)
+            score = found[text_key((item.text,))][0]
+            rows.append(
+                {
+                    **base,
+                    "item_id": item.item_id,
+                    "bias_type": None,
+                    "side": "sentence",
+                    "score": score.score,
+                    "n_tokens": score.n_tokens,
+                    "label": item.label,
+                    "toxicity": item.toxicity,
+                    "group": GROUP_SEPARATOR.join(item.groups),
+                }
+            )
+    return rows

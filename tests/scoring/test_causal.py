@@ -1,0 +1,125 @@
+"""The causal scorer (ll, ppl) equals a naive one-sentence-at-a-time reference."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+import torch
+
+from audit.models.loaded import LoadedModel
+from audit.scoring import causal
+from audit.scoring.causal import LL_SCORER, PPL_SCORER, length_sorted_batches
+from audit.scoring.options import CausalOptions
+from tests.scoring.tiny_models import CAUSAL_BUILDERS, CORPUS, loaded
+
+SENTENCES = [
+    *CORPUS[:12],
+    "a",  # a one-word sentence: only the BOS gives it context
+    "The librarian, the mechanic, the baker and the farmer met again at the old village.",
+]
+
+
+def naive_ll(model: LoadedModel, text: str, *, reference: bool) -> tuple[float, int]:
+    """Textbook LL: one unpadded forward pass, full log-softmax, sum over scored tokens."""
+    tok = model.tokenizer
+    ids = tok(text, add_special_tokens=True)["input_ids"]
+    bos = tok.bos_token_id
+    if not reference and bos is not None and ids[0] != bos:
+        ids = [bos, *ids]
+    with torch.no_grad():
+        logits = model.model(torch.tensor([ids])).logits[0].double()
+    logp = torch.log_softmax(logits, dim=-1)
+    total = sum(float(logp[t - 1, ids[t]]) for t in range(1, len(ids)))
+    return total, len(ids) - 1
+
+
+@pytest.fixture(scope="module", params=sorted(CAUSAL_BUILDERS))
+def model(request: pytest.FixtureRequest) -> LoadedModel:
+    return loaded(CAUSAL_BUILDERS[request.param]())
+
+
+@pytest.mark.parametrize("compat", ["formula", "reference"])
+def test_ll_equals_naive_reference(model: LoadedModel, compat: str) -> None:
+    scores = LL_SCORER.score_sentences(
+        model, SENTENCES, options=CausalOptions(compat=compat), progress=lambda n: None
+    )
+    for text, got in zip(SENTENCES, scores, strict=True):
+        want, n = naive_ll(model, text, reference=compat == "reference")
+        assert got.n_tokens == n
+        assert got.score == pytest.approx(want, abs=1e-4)
+        assert isinstance(got.score, float)
+
+
+def test_formula_scores_the_first_word_and_reference_does_not(model: LoadedModel) -> None:
+    text = "Women are bad at math."
+    ids = model.tokenizer(text)["input_ids"]
+    adds_bos = ids[0] == model.tokenizer.bos_token_id
+    (formula,) = LL_SCORER.score_sentences(model, [text], options=CausalOptions(), progress=print)
+    (reference,) = LL_SCORER.score_sentences(
+        model, [text], options=CausalOptions(compat="reference"), progress=print
+    )
+    words = len(ids) - (1 if adds_bos else 0)
+    assert formula.n_tokens == words
+    # SafeNLP leaves the first token unscored: a BOS when the tokenizer adds one, else the first word
+    assert reference.n_tokens == len(ids) - 1
+    if not adds_bos:
+        assert reference.score != pytest.approx(formula.score)
+
+
+def test_scores_do_not_depend_on_batch_size_or_order(
+    model: LoadedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    options = CausalOptions()
+    baseline = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    monkeypatch.setattr(causal, "CPU_TOKEN_BUDGET", 24)  # many small, padding-heavy batches
+    shuffled = list(range(len(SENTENCES)))
+    random.Random(3).shuffle(shuffled)
+    again = LL_SCORER.score_sentences(
+        model, [SENTENCES[i] for i in shuffled], options=options, progress=print
+    )
+    for position, index in enumerate(shuffled):
+        assert again[position].score == pytest.approx(baseline[index].score, abs=1e-5)
+        assert again[position].n_tokens == baseline[index].n_tokens
+
+
+def test_ppl_is_exp_of_mean_negative_ll(model: LoadedModel) -> None:
+    options = CausalOptions()
+    lls = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    ppls = PPL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    for ll, ppl in zip(lls, ppls, strict=True):
+        assert ppl.score == pytest.approx(math.exp(-ll.score / ll.n_tokens), rel=1e-12)
+    assert PPL_SCORER.info.higher_is_likelier is False
+
+
+def test_progress_counts_every_sentence_once(model: LoadedModel) -> None:
+    seen: list[int] = []
+    LL_SCORER.score_sentences(model, SENTENCES, options=CausalOptions(), progress=seen.append)
+    assert sum(seen) == len(SENTENCES)
+    assert len(seen) < len(SENTENCES)  # reported per batch, not per sentence
+
+
+def test_pairs_score_each_side_alone(model: LoadedModel) -> None:
+    options = CausalOptions()
+    pairs = [(SENTENCES[0], SENTENCES[1]), (SENTENCES[2], SENTENCES[3])]
+    paired = LL_SCORER.score_pairs(model, pairs, options=options, progress=print)
+    single = LL_SCORER.score_sentences(model, SENTENCES[:4], options=options, progress=print)
+    assert [s for pair in paired for s in pair] == single
+
+
+def test_masked_model_is_refused() -> None:
+    from tests.scoring.tiny_models import tiny_bert
+
+    with pytest.raises(TypeError, match="needs a causal LM"):
+        LL_SCORER.score_sentences(
+            loaded(tiny_bert()), ["x"], options=CausalOptions(), progress=print
+        )
+
+
+def test_batches_respect_the_token_budget_and_cover_every_item() -> None:
+    lengths = [5, 17, 3, 40, 9, 9, 1, 22]
+    batches = list(length_sorted_batches(lengths, token_budget=40))
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for batch in batches:
+        assert len(batch) == 1 or max(lengths[i] for i in batch) * len(batch) <= 40
