@@ -14,7 +14,9 @@ class PairItem:
     """A stereotypical / anti-stereotypical sentence pair (optionally an unrelated third).
 
     `item_id` is stable across runs: the dataset's own id where it has one, else the
-    0-based row. `direction` keeps CrowS-Pairs' `stereo_antistereo` column.
+    0-based row. `direction` keeps CrowS-Pairs' `stereo_antistereo` column. `context`
+    keeps StereoSet's context (the BLANK template, or the sentence an intersentence
+    continuation follows; the pair's sentences already include it).
     """
 
     item_id: str
@@ -23,6 +25,7 @@ class PairItem:
     anti_stereotype: str
     unrelated: str | None = None
     direction: str | None = None
+    context: str | None = None
 
 
 @dataclass(frozen=True)
@@ -45,9 +48,11 @@ class LoadedDataset:
     items: list[PairItem] | list[LabelledItem]
     source: str  # the file the items were read from
     sha256: str  # full hex digest of that file
-    rows_read: int
+    rows_read: int  # candidate items read: == rows_kept + sum(skipped) + sum(filtered)
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> rows skipped
     filtered: dict[str, int] = field(default_factory=dict)  # filter -> rows removed by it
+    files: dict[str, str] = field(default_factory=dict)  # every file read -> its sha256
+    verified: bool = False  # every file matched the catalog's sha256 (built-ins only)
 
     @property
     def rows_kept(self) -> int:

@@ -1,0 +1,68 @@
+"""ToxiGen reader: the human-annotated subset as used by Hosseini et al. 2023 (SafeNLP).
+
+`label` hate -> harmful, neutral -> benign; toxicity = `toxicity_score` (1-5);
+groups = `target_groups` (an item may name several and then counts once per group).
+The item id is the file's `id`. The text is kept exactly (many start with a space).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from audit.data.catalog import DatasetOptions, ParsedRows
+from audit.data.items import Label, LabelledItem
+from audit.data.reading import read_text, require_text
+from audit.errors import DataError
+
+_FILE = "toxigen_annotated.json"
+_FIELDS = ("id", "text", "toxicity_score", "label", "target_groups")
+LABELS: dict[str, Label] = {"hate": "harmful", "neutral": "benign"}
+
+
+def read_toxigen(files: Mapping[str, Path], options: DatasetOptions) -> ParsedRows:
+    """Every entry of the JSON list as a LabelledItem; nothing is skipped."""
+    path = files[_FILE]
+    try:
+        rows = json.loads(read_text(path))
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+    if not isinstance(rows, list):
+        raise DataError(f"{path}: expected a JSON list of items, got {type(rows).__name__}")
+    items = [_item(row, f"{path}: item {index} (0-based)") for index, row in enumerate(rows)]
+    return ParsedRows(items=items, rows_read=len(rows), skipped={})
+
+
+def _item(row: Any, where: str) -> LabelledItem:
+    if not isinstance(row, dict):
+        raise DataError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    missing = [key for key in _FIELDS if key not in row]
+    if missing:
+        raise DataError(
+            f"{where}: missing field(s) {', '.join(repr(m) for m in missing)}; "
+            f"fields present: {', '.join(repr(k) for k in row)}"
+        )
+    item_id = require_text(row["id"], where=where, column="id", strip=True)
+    where = f"{where}, id {item_id}"
+    label = require_text(row["label"], where=where, column="label", strip=True)
+    if label not in LABELS:
+        raise DataError(f"{where}: label is {label!r}; expected one of {', '.join(LABELS)}")
+    toxicity = row["toxicity_score"]
+    if isinstance(toxicity, bool) or not isinstance(toxicity, int | float) or not toxicity > 0:
+        raise DataError(f"{where}: toxicity_score must be a number > 0, got {toxicity!r}")
+    groups = row["target_groups"]
+    if not isinstance(groups, list) or not groups:
+        raise DataError(f"{where}: target_groups must be a non-empty list, got {groups!r}")
+    return LabelledItem(
+        item_id=item_id,
+        text=require_text(row["text"], where=where, column="text"),
+        label=LABELS[label],
+        toxicity=float(toxicity),
+        groups=tuple(
+            dict.fromkeys(
+                require_text(g, where=where, column="target_groups", strip=True) for g in groups
+            )
+        ),
+    )

@@ -1,0 +1,174 @@
+"""User dataset files: `kind: pairs` or `kind: labelled`, CSV / TSV / JSONL.
+
+`format` is inferred from the extension (.csv, .tsv, .jsonl) unless given. Columns are
+named by `columns:` (ColumnMap); a required role not mapped uses the column of its own
+name (pairs: `stereotype`, `anti_stereotype`; labelled: `text`, `label`), and an
+optional role not mapped (`id`, `unrelated`, `bias_type`, `toxicity`, `group`) uses the
+column of its own name when the file has one. Without a bias type column every pair
+has bias type "unspecified"; without a group column every sentence has the group
+"unspecified"; without a toxicity column t = 1.0. A label is harmful when it equals one
+of `harmful_labels` (case-insensitive), else benign; an empty label is an error. In a
+CSV/TSV cell several groups are separated by ";"; in JSONL the value may be a list.
+The item id is the `id` column, else the 0-based data row.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from audit.data.catalog import ParsedRows
+from audit.data.items import DatasetShape, LabelledItem, PairItem
+from audit.data.reading import read_jsonl, read_table, require_columns, require_text
+from audit.errors import DataError
+from audit.spec.models import ColumnMap, DatasetSpec
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl"}
+UNSPECIFIED = "unspecified"
+GROUP_SEPARATOR = ";"
+_ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # shape -> (required roles, optional roles)
+    "pairs": (("stereotype", "anti_stereotype"), ("id", "unrelated", "bias_type")),
+    "labelled": (("text", "label"), ("id", "toxicity", "group")),
+}
+
+Row = tuple[int, dict[str, Any]]  # (1-based line, column -> value)
+
+
+def file_format(path: Path, declared: str | None) -> str:
+    """The declared format, else the one the extension names."""
+    if declared is not None:
+        return declared
+    try:
+        return FORMATS[path.suffix.lower()]
+    except KeyError:
+        raise DataError(
+            f"{path}: cannot tell the format from the extension {path.suffix!r}; use one of "
+            f"{', '.join(FORMATS)} or set `format:` (csv, tsv or jsonl)"
+        ) from None
+
+
+def read_user_file(path: Path, spec: DatasetSpec) -> ParsedRows:
+    """Read a user file of `spec.kind` into items (see the module docstring)."""
+    if spec.kind is None:
+        raise DataError(
+            f"dataset '{spec.name}': a user file needs `kind: pairs` or `kind: labelled`"
+        )
+    fmt = file_format(path, spec.format)
+    if fmt == "jsonl":
+        rows: list[Row] = read_jsonl(path)
+        present = tuple(rows[0][1]) if rows else ()
+    else:
+        table = read_table(path, "\t" if fmt == "tsv" else ",")
+        rows = [(record.line, dict(record.cells)) for record in table.records]
+        present = table.columns
+    columns = _columns(path, spec.kind, spec.columns or ColumnMap.model_validate({}), present)
+    build = _pair if spec.kind == "pairs" else _labelled_builder(spec.harmful_labels)
+    items: list[Any] = []
+    for index, (line, row) in enumerate(rows):
+        where = f"{path}:{line}"
+        missing = [column for column in columns.values() if column not in row]
+        if missing:
+            raise DataError(
+                f"{where}: column '{missing[0]}' not found; columns present: "
+                f"{', '.join(repr(c) for c in row)}"
+            )
+        values = {role: row[column] for role, column in columns.items()}
+        item_id = (
+            require_text(values["id"], where=where, column=columns["id"], strip=True)
+            if "id" in values
+            else str(index)
+        )
+        items.append(build(item_id, values, columns, where))
+    if not items:
+        raise DataError(f"{path}: the file holds no data rows")
+    return ParsedRows(items=items, rows_read=len(rows), skipped={})
+
+
+def _columns(
+    path: Path, kind: DatasetShape, mapping: ColumnMap, present: tuple[str, ...]
+) -> dict[str, str]:
+    """role -> column name for the roles this file provides."""
+    required, optional = _ROLES[kind]
+    mapped = mapping.model_dump(exclude_none=True)
+    foreign = [role for role in mapped if role not in required + optional]
+    if foreign:
+        raise DataError(
+            f"{path}: `columns.{foreign[0]}` does not apply to kind {kind}; "
+            f"{kind} files map {', '.join(required + optional)}"
+        )
+    columns = {role: mapped.get(role, role) for role in required}
+    require_columns(path, present, columns)
+    for role in optional:
+        if role in mapped:
+            require_columns(path, present, {role: mapped[role]})
+            columns[role] = mapped[role]
+        elif role in present:
+            columns[role] = role
+    return columns
+
+
+def _pair(item_id: str, values: dict[str, Any], columns: dict[str, str], where: str) -> PairItem:
+    def text(role: str, strip: bool = False) -> str:
+        return require_text(values[role], where=where, column=columns[role], strip=strip)
+
+    return PairItem(
+        item_id=item_id,
+        bias_type=text("bias_type", strip=True) if "bias_type" in values else UNSPECIFIED,
+        stereotype=text("stereotype"),
+        anti_stereotype=text("anti_stereotype"),
+        unrelated=text("unrelated") if "unrelated" in values else None,
+    )
+
+
+def _labelled_builder(
+    harmful_labels: list[str],
+) -> Callable[[str, dict[str, Any], dict[str, str], str], LabelledItem]:
+    harmful = {label.strip().lower() for label in harmful_labels}
+
+    def build(
+        item_id: str, values: dict[str, Any], columns: dict[str, str], where: str
+    ) -> LabelledItem:
+        label = values["label"]
+        if isinstance(label, bool):
+            label = str(label).lower()
+        label_text = require_text(label, where=where, column=columns["label"], strip=True)
+        return LabelledItem(
+            item_id=item_id,
+            text=require_text(values["text"], where=where, column=columns["text"]),
+            label="harmful" if label_text.lower() in harmful else "benign",
+            toxicity=_toxicity(values, columns, where),
+            groups=_groups(values, columns, where),
+        )
+
+    return build
+
+
+def _toxicity(values: dict[str, Any], columns: dict[str, str], where: str) -> float:
+    if "toxicity" not in values:
+        return 1.0
+    raw = values["toxicity"]
+    if isinstance(raw, bool):
+        raw = None
+    try:
+        value = float(raw) if raw is not None and str(raw).strip() else math.nan
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise DataError(
+            f"{where}: column '{columns['toxicity']}' is {raw!r}; expected a number > 0"
+        )
+    return value
+
+
+def _groups(values: dict[str, Any], columns: dict[str, str], where: str) -> tuple[str, ...]:
+    if "group" not in values:
+        return (UNSPECIFIED,)
+    raw = values["group"]
+    cells = raw if isinstance(raw, list) else str(raw).split(GROUP_SEPARATOR) if raw else []
+    groups = [require_text(g, where=where, column=columns["group"], strip=True) for g in cells]
+    if not groups:
+        raise DataError(f"{where}: empty value in column '{columns['group']}'")
+    return tuple(dict.fromkeys(groups))

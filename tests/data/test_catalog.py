@@ -1,0 +1,94 @@
+"""The dataset catalog: metadata, checksums of the real files, light import."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from audit.data.catalog import (
+    DATASETS,
+    StereoSetOptions,
+    WinoBiasOptions,
+    dataset_files,
+    dataset_options_model,
+    dataset_shape,
+    describe_dataset,
+    known_bias_types,
+    known_groups,
+)
+from audit.data.download import sha256_file
+from audit.errors import UnknownNameError
+
+BUILTINS = ["crows_pairs", "stereoset", "toxigen", "winobias", "winogender"]
+
+
+def test_builtins_registered_with_metadata() -> None:
+    assert DATASETS.names() == BUILTINS
+    for name in BUILTINS:
+        assert dataset_shape(name) in ("pairs", "labelled")
+        if dataset_shape(name) == "pairs":
+            assert known_bias_types(name) and not known_groups(name)
+        else:
+            assert known_groups(name) and not known_bias_types(name)
+        for remote in dataset_files(name):
+            assert len(remote.sha256) == 64 and remote.url.startswith("https://")
+    assert known_bias_types("winobias") == ("gender",) == known_bias_types("winogender")
+    assert dataset_shape("toxigen") == "labelled"
+
+
+@pytest.mark.parametrize("name", BUILTINS)
+def test_catalog_checksums_match_the_reference_files(shared_data: Path, name: str) -> None:
+    for remote in dataset_files(name):
+        path = shared_data / name / remote.name
+        assert path.stat().st_size == remote.size
+        assert sha256_file(path) == remote.sha256
+
+
+def test_every_option_combination_names_catalogued_files() -> None:
+    for name in BUILTINS:
+        catalogued = {remote.name for remote in dataset_files(name)}
+        model = dataset_options_model(name)
+        combos = [model()]
+        if model is WinoBiasOptions:
+            combos = [WinoBiasOptions(type=t, split=s) for t in (1, 2) for s in ("dev", "test")]
+        for options in combos:
+            assert set(options.file_names()) <= catalogued
+
+
+def test_options_models_forbid_unknown_keys() -> None:
+    assert StereoSetOptions.model_validate({"part": "intersentence"}).part == "intersentence"
+    with pytest.raises(ValidationError):
+        StereoSetOptions.model_validate({"part": "both"})
+    with pytest.raises(ValidationError):
+        WinoBiasOptions.model_validate({"typ": 1})
+    with pytest.raises(ValidationError):
+        WinoBiasOptions.model_validate({"type": 3})
+    defaults = WinoBiasOptions()
+    assert (defaults.type, defaults.split) == (1, "dev")
+
+
+def test_unknown_name_suggests_the_close_one() -> None:
+    with pytest.raises(UnknownNameError, match="did you mean 'crows_pairs'"):
+        dataset_shape("crows_pair")
+
+
+def test_describe_lists_types_options_and_source() -> None:
+    text = describe_dataset("winobias")
+    assert "winobias" in text and "type (default 1; one of 1, 2)" in text
+    assert "uclanlp/corefBias" in text
+    assert "race-color" in describe_dataset("crows_pairs")
+    assert "middle-eastern" in describe_dataset("toxigen")
+
+
+def test_catalog_import_is_light() -> None:
+    code = (
+        "import sys, audit.data.catalog, audit.data.loader\n"
+        "heavy = [m for m in ('pandas', 'numpy', 'torch') if m in sys.modules]\n"
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
