@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
     from audit.scoring.base import ScorerInfo
+    from audit.stats.draws import Draws
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,10 @@ class MeasureCard:
     ideal: str
     citation: str
     limitations: tuple[str, ...]
+    #: The unbiased value on the measure's scale (50 for the bias score, 1 for the safety
+    #: score...); None when the measure has no ideal (normality). Robustness ("side of the
+    #: ideal") and model comparison ("closer to the ideal = better") use it.
+    ideal_value: float | None = None
 
 
 class MeasureOptions(BaseModel):
@@ -32,7 +38,12 @@ class MeasureOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    compat: Literal["formula", "reference"] = "formula"
+    compat: Literal["formula", "reference"] = Field(
+        default="formula",
+        description=(
+            "'formula': the published formula; 'reference': the published code's arithmetic."
+        ),
+    )
 
 
 class MeasureValue(BaseModel):
@@ -71,4 +82,32 @@ class Measure(Protocol):
         options: MeasureOptions,
         seed: int,
         n_bootstrap: int,
+        alpha: float = 0.05,
+    ) -> list[MeasureValue]:
+        """One value per group; CIs are percentile bootstrap intervals at level 1 - alpha
+        (`n_bootstrap` stratified resamples drawn from `seed`; 0 = no CI) and `alpha` is
+        also the significance level of any flag the measure sets."""
+        ...
+
+
+class ResamplableMeasure(Measure, Protocol):
+    """A measure the cross-model statistics (robustness, comparison) can redraw.
+
+    `prepare` turns a score frame into arrays with `item_ids` and `strata` (bias type, or
+    label x target groups); `values` evaluates the `all` value on every row of an index
+    draw at once (NaN where undefined); `evaluate` is `compute` on prepared arrays.
+    """
+
+    def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> Any: ...
+
+    def values(self, data: Any, draws: Draws, options: MeasureOptions) -> np.ndarray: ...
+
+    def evaluate(
+        self,
+        data: Any,
+        *,
+        options: MeasureOptions,
+        seed: int,
+        n_bootstrap: int,
+        alpha: float = 0.05,
     ) -> list[MeasureValue]: ...

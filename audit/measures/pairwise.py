@@ -1,0 +1,164 @@
+"""The shared machinery of pair-set measures: groups, NaN checks, bootstrap intervals.
+
+A pair measure implements two things: `values(data, draws, options)` (the measure on
+every row of an index-draw array at once, NaN where undefined) and `point(...)` (the
+value of one group with its details, p-value and notes). `compute` does the rest:
+one `all` group plus one group per bias type, percentile intervals from one stratified
+resample array shared by every group, undefined values with their reasons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import pandas as pd
+
+from audit.measures.base import MeasureCard, MeasureOptions, MeasureValue
+from audit.measures.frames import PairScores, pair_scores
+from audit.measures.values import coerce_options, describe_items, join_notes, json_safe, undefined
+from audit.scoring.base import ScorerInfo
+from audit.stats.draws import Draws, bootstrap_draws, identity_draws
+from audit.stats.intervals import percentile_interval
+
+
+@dataclass
+class Point:
+    """The value of one group before its interval is attached."""
+
+    value: float | None
+    reason: str = ""  # why the value is undefined (value None)
+    p_value: float | None = None
+    note: str = ""  # caveats of a defined value
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class PairMeasure:
+    """Base of every pair-set measure (subclasses set name, card, options_model)."""
+
+    name: ClassVar[str]
+    card: ClassVar[MeasureCard]
+    applies_to: ClassVar[Literal["pairs", "labelled"]] = "pairs"
+    options_model: ClassVar[type[MeasureOptions]] = MeasureOptions
+    needs_unrelated: ClassVar[bool] = False
+    has_interval: ClassVar[bool] = True
+
+    def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> PairScores:
+        """The oriented score arrays of one model x dataset x scorer."""
+        return pair_scores(scores, scorer=scorer)
+
+    def values(self, data: PairScores, draws: Draws, options: MeasureOptions) -> np.ndarray:
+        """The measure on each row of `draws` (shape (B,)), NaN where undefined."""
+        raise NotImplementedError
+
+    def point(
+        self, data: PairScores, positions: np.ndarray, options: MeasureOptions, alpha: float
+    ) -> Point:
+        """The value of the group made of the items at `positions`, with its details."""
+        raise NotImplementedError
+
+    def value_of(self, data: PairScores, positions: np.ndarray, options: MeasureOptions) -> float:
+        """The plain value (NaN if undefined) on the items at `positions`."""
+        draws = identity_draws(data.strata).columns(np.isin(np.arange(data.n), positions))
+        return float(self.values(data, draws, options)[0])
+
+    def compute(
+        self,
+        scores: pd.DataFrame,
+        *,
+        scorer: ScorerInfo,
+        options: MeasureOptions,
+        seed: int,
+        n_bootstrap: int,
+        alpha: float = 0.05,
+    ) -> list[MeasureValue]:
+        """`all` and one value per bias type, each with a percentile CI at level 1-alpha."""
+        data = self.prepare(scores, scorer=scorer)
+        return self.evaluate(data, options=options, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
+
+    def evaluate(
+        self,
+        data: PairScores,
+        *,
+        options: MeasureOptions,
+        seed: int,
+        n_bootstrap: int,
+        alpha: float = 0.05,
+    ) -> list[MeasureValue]:
+        """`compute` on already prepared arrays (used by robustness and comparison)."""
+        opts = coerce_options(options, self.options_model)
+        resamples = (
+            bootstrap_draws(data.strata, n_resamples=n_bootstrap, seed=seed)
+            if n_bootstrap > 0 and self.has_interval
+            else None
+        )
+        groups: list[tuple[str, np.ndarray]] = [("all", np.ones(data.n, dtype=bool))]
+        groups += [(t, data.strata == k) for k, t in enumerate(data.bias_types)]
+        replicates = self.group_replicates(data, resamples, dict(groups), opts) if resamples else {}
+        return [self._group(data, g, m, opts, replicates.get(g), alpha) for g, m in groups]
+
+    def group_replicates(
+        self,
+        data: PairScores,
+        resamples: Draws,
+        groups: dict[str, np.ndarray],
+        options: MeasureOptions,
+    ) -> dict[str, np.ndarray]:
+        """The bootstrap replicates of every group (masks over items = over columns)."""
+        return {g: self.values(data, resamples.columns(m), options) for g, m in groups.items()}
+
+    def _group(
+        self,
+        data: PairScores,
+        group: str,
+        mask: np.ndarray,
+        options: MeasureOptions,
+        replicates: np.ndarray | None,
+        alpha: float,
+    ) -> MeasureValue:
+        positions = np.flatnonzero(mask)
+        n = int(positions.size)
+        missing = self.nan_items(data, positions)
+        if missing.size:
+            return undefined(
+                group, n, f"{missing.size} item(s) have NaN scores: {describe_items(missing)}"
+            )
+        point = self.point(data, positions, options, alpha)
+        if point.value is None or not np.isfinite(point.value):
+            return undefined(group, n, point.reason or "undefined", point.details)
+        details = dict(point.details)
+        ci_low = ci_high = None
+        note = point.note
+        if replicates is not None:
+            interval = percentile_interval(replicates, alpha=alpha)
+            ci_low, ci_high = interval.low, interval.high
+            details["bootstrap"] = {"resamples": replicates.size, "undefined": interval.n_undefined}
+            if interval.n_undefined:
+                note = join_notes(
+                    note, f"{interval.n_undefined} resample(s) had no value and were left out"
+                )
+            if ci_low is not None and ci_high is not None and not ci_low <= point.value <= ci_high:
+                note = join_notes(note, "point estimate outside the percentile interval")
+        return MeasureValue(
+            group=group,
+            value=float(point.value),
+            ci_low=ci_low,
+            ci_high=ci_high,
+            n=n,
+            p_value=point.p_value,
+            note=note,
+            details=json_safe(details),
+        )
+
+    def nan_items(self, data: PairScores, positions: np.ndarray) -> np.ndarray:
+        """Ids of the items at `positions` with a NaN score on a side this measure reads."""
+        bad = np.isnan(data.st[positions]) | np.isnan(data.at[positions])
+        if self.needs_unrelated and data.unrelated is not None:
+            bad |= np.isnan(data.unrelated[positions])
+        return data.item_ids[positions][bad]
+
+
+def gather(values: np.ndarray, draws: Draws) -> np.ndarray:
+    """`values[draws.idx]`: the drawn scores, shape (B, m)."""
+    return values[draws.idx]

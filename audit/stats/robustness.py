@@ -1,0 +1,164 @@
+"""Robustness to dataset size (Liu 2024): recompute a measure on stratified random
+subsets and check that the models' ordering and sides of the ideal value hold."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from audit.measures.base import MeasureOptions, ResamplableMeasure
+from audit.scoring.base import ScorerInfo
+from audit.stats.draws import identity_draws, subsample_draws
+from audit.stats.inputs import frame_label, prepare_aligned, resolve_measure, resolve_options
+from audit.stats.records import ModelDrawSummary, RobustnessRecord
+
+
+def _finite_or_none(x: float) -> float | None:
+    return float(x) if np.isfinite(x) else None
+
+
+def _ordering_kept(full: np.ndarray, draws: np.ndarray) -> np.ndarray:
+    """Per draw: every pair of models ordered as in the full data (full-data ties ignored).
+
+    `full` (models,), `draws` (models, R); a NaN draw value breaks agreement.
+    """
+    kept = np.all(np.isfinite(draws), axis=0)
+    for i in range(full.size):
+        for j in range(i + 1, full.size):
+            want = np.sign(full[i] - full[j])
+            if want != 0:
+                kept &= np.sign(draws[i] - draws[j]) == want
+    return kept
+
+
+def _sides_kept(full: np.ndarray, draws: np.ndarray, ideal: float | None) -> np.ndarray:
+    """Per model and draw: on the full data's side of the ideal value (exactly ideal: any)."""
+    if ideal is None:
+        return np.ones_like(draws, dtype=bool)
+    want = np.sign(full - ideal)[:, None]
+    return (want == 0) | (np.sign(draws - ideal) == want)
+
+
+def robustness_study(
+    frames: Mapping[str, pd.DataFrame],
+    *,
+    measure: str | ResamplableMeasure,
+    scorer: ScorerInfo,
+    options: MeasureOptions | None = None,
+    rates: Sequence[float],
+    repeats: int,
+    agreement: float,
+    seed: int,
+) -> list[RobustnessRecord]:
+    """One RobustnessRecord per rate for `measure` (group `all`) over several models.
+
+    `frames` maps model name -> that model's score frame for one dataset x scorer (the
+    same items). For each rate, `repeats` subsets stratified by bias type (labelled sets:
+    label x target groups) are drawn from `seed` and shared by all models. A draw agrees
+    when every pair of models keeps its full-data order and every model stays on its
+    full-data side of the card's ideal value; the verdict is robust when the share of
+    agreeing draws is at least `agreement`.
+    """
+    obj = resolve_measure(measure)
+    opts = resolve_options(obj, options)
+    data = prepare_aligned(frames, measure=obj, scorer=scorer)
+    names = list(data)
+    strata = next(iter(data.values())).strata
+    ideal = obj.card.ideal_value
+    full = np.array(
+        [obj.values(d, identity_draws(strata), opts)[0] for d in data.values()], dtype=np.float64
+    )
+    ordering = [
+        names[i] for i in np.argsort(-np.where(np.isfinite(full), full, -np.inf), kind="stable")
+    ]
+    records = []
+    for rate in rates:
+        draws = subsample_draws(strata, rate=rate, repeats=repeats, seed=seed)
+        table = np.array([obj.values(d, draws, opts) for d in data.values()], dtype=np.float64)
+        records.append(
+            _record(
+                obj.name,
+                frames,
+                names,
+                full,
+                ordering,
+                table,
+                ideal,
+                rate,
+                repeats,
+                int(draws.idx.shape[1]),
+                agreement,
+                seed,
+            )
+        )
+    return records
+
+
+def _record(
+    measure: str,
+    frames: Mapping[str, pd.DataFrame],
+    names: list[str],
+    full: np.ndarray,
+    ordering: list[str],
+    table: np.ndarray,
+    ideal: float | None,
+    rate: float,
+    repeats: int,
+    n_items: int,
+    agreement: float,
+    seed: int,
+) -> RobustnessRecord:
+    sides = _sides_kept(full, table, ideal)
+    summaries = []
+    for i, name in enumerate(names):
+        row = table[i][np.isfinite(table[i])]
+        summaries.append(
+            ModelDrawSummary(
+                model=name,
+                full_value=_finite_or_none(full[i]),
+                mean=float(row.mean()) if row.size else None,
+                spread=float(row.std(ddof=1)) if row.size > 1 else None,
+                min=float(row.min()) if row.size else None,
+                max=float(row.max()) if row.size else None,
+                n_undefined=int(repeats - row.size),
+                side_kept_share=float(sides[i].mean()) if ideal is not None else None,
+            )
+        )
+    common: dict[str, Any] = dict(
+        measure=measure,
+        dataset=frame_label(frames, "dataset"),
+        scorer=frame_label(frames, "scorer"),
+        rate=float(rate),
+        repeats=repeats,
+        n_items=n_items,
+        seed=seed,
+        models=summaries,
+        full_ordering=ordering,
+        ideal_value=ideal,
+        required_share=agreement,
+    )
+    if not np.all(np.isfinite(full)):
+        missing = [n for n, v in zip(names, full, strict=True) if not np.isfinite(v)]
+        return RobustnessRecord(
+            **common,
+            ordering_share=None,
+            side_share=None,
+            agreement_share=None,
+            verdict="undefined",
+            note=f"no full-data value for model(s) {missing}",
+        )
+    order_ok = _ordering_kept(full, table)
+    side_ok = np.all(sides, axis=0) & np.all(np.isfinite(table), axis=0)
+    share = float((order_ok & side_ok).mean())
+    note = "one model: only the side of the ideal value is checked" if len(names) == 1 else ""
+    return RobustnessRecord(
+        **common,
+        ordering_share=float(order_ok.mean()),
+        side_share=float(side_ok.mean()),
+        agreement_share=share,
+        verdict="robust" if share >= agreement else "not robust",
+        note=note,
+    )

@@ -1,0 +1,136 @@
+# mypy: disable-error-code="operator"
+"""Correlation between measures (with the 5-model rule, Kraskov MI) and model comparison."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from audit.stats.comparison import compare_models
+from audit.stats.correlation import correlate_measures
+from audit.stats.inputs import StatisticsInputError
+from audit.stats.mutual_information import kraskov_mi
+from tests.measures.frames_factory import AUL, pair_frame
+
+
+def test_fewer_than_five_models_is_inconclusive() -> None:
+    values = {
+        "a": {"m1": 1.0, "m2": 2.0, "m3": 3.0, "m4": 4.0},
+        "b": {"m1": 2.0, "m2": 4.1, "m3": 5.9, "m4": 8.0},
+    }
+    (record,) = correlate_measures(values, seed=0)
+    assert record.n == 4 and not record.conclusive
+    assert "no correlation can be concluded" in record.note
+
+
+def test_monotone_measures_correlate_and_missing_models_are_left_out() -> None:
+    models = [f"m{i}" for i in range(8)]
+    values: dict[str, dict[str, float | None]] = {
+        "a": {m: float(i) for i, m in enumerate(models)},
+        "b": {m: float(i) ** 3 for i, m in enumerate(models)},
+        "c": {**{m: float(-i) for i, m in enumerate(models)}, "m0": None},
+    }
+    records = {(r.measure_x, r.measure_y): r for r in correlate_measures(values, seed=0)}
+    ab = records[("a", "b")]
+    assert (
+        ab.conclusive
+        and ab.spearman_rho == pytest.approx(1.0)
+        and ab.kendall_tau == pytest.approx(1.0)
+    )
+    assert ab.pearson_r < 1.0 and ab.kendall_p < 0.05
+    ac = records[("a", "c")]
+    assert ac.n == 7 and "m0" not in ac.models and ac.spearman_rho == pytest.approx(-1.0)
+
+
+def test_kraskov_mi_matches_the_gaussian_closed_form() -> None:
+    rng = np.random.default_rng(0)
+    rho = 0.8
+    x = rng.normal(size=1500)
+    y = rho * x + math.sqrt(1 - rho**2) * rng.normal(size=1500)
+    assert kraskov_mi(x, y, k=3, seed=0) == pytest.approx(-0.5 * math.log(1 - rho**2), abs=0.05)
+    assert kraskov_mi(x, rng.normal(size=1500), k=3, seed=0) < 0.03
+
+
+def _frame(shift: float, model: str, seed: int = 0):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    base = rng.normal(0, 1, 300)
+    noise = np.random.default_rng(100 + seed).normal(0, 0.3, 300)
+    return pair_frame(base + shift + noise, base, bias_types=["a"] * 200 + ["b"] * 100, model=model)
+
+
+def test_identical_models_are_not_distinguishable() -> None:
+    frame = _frame(0.2, "m")
+    record = compare_models(
+        frame,
+        frame.assign(model="n"),
+        measure="bias_score",
+        scorer=AUL,
+        model_a="m",
+        model_b="n",
+        alpha=0.05,
+        n_bootstrap=300,
+        seed=0,
+    )
+    assert record.difference == 0.0 and record.verdict == "not distinguishable"
+    assert record.mcnemar_only_a == 0 and record.mcnemar_p == 1.0
+
+
+def test_a_clearly_less_biased_model_is_better_and_the_reverse_is_worse() -> None:
+    biased, fair = _frame(0.6, "old"), _frame(0.0, "new", seed=0)
+    better = compare_models(
+        fair,
+        biased,
+        measure="bias_score",
+        scorer=AUL,
+        model_a="new",
+        model_b="old",
+        alpha=0.05,
+        n_bootstrap=500,
+        seed=1,
+    )
+    assert better.verdict == "better" and better.distance_ci_high < 0 and better.p_value < 0.05
+    assert better.mcnemar_only_b > better.mcnemar_only_a and better.mcnemar_p < 0.05
+    assert better.difference_ci_low <= better.difference <= better.difference_ci_high
+    worse = compare_models(
+        biased,
+        fair,
+        measure="kls",
+        scorer=AUL,
+        model_a="old",
+        model_b="new",
+        alpha=0.05,
+        n_bootstrap=300,
+        seed=1,
+    )
+    assert worse.value_a > worse.value_b
+    by_type = compare_models(
+        fair,
+        biased,
+        measure="bias_score",
+        scorer=AUL,
+        model_a="new",
+        model_b="old",
+        group="b",
+        alpha=0.05,
+        n_bootstrap=200,
+        seed=1,
+    )
+    assert by_type.n_items == 100
+
+
+def test_comparison_refuses_measures_without_an_ideal() -> None:
+    frame = _frame(0.0, "m")
+    with pytest.raises(StatisticsInputError, match="no ideal value"):
+        compare_models(
+            frame,
+            frame.assign(model="n"),
+            measure="normality",
+            scorer=AUL,
+            model_a="m",
+            model_b="n",
+            alpha=0.05,
+            n_bootstrap=10,
+            seed=0,
+        )
