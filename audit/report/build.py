@@ -1,0 +1,319 @@
+"""Build the report model of one audit from its AuditResult (and scores, for the charts)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from audit.gates import GateVerdict, describe_band, evaluate_gates, gate_exit_code
+from audit.report import cells
+from audit.report.cards import base_name, card_view
+from audit.report.caveats import build_caveats
+from audit.report.charts import distribution_chart, group_chart
+from audit.report.formatting import fmt_date, fmt_num
+from audit.report.index import MeasurementIndex
+from audit.report.model import (
+    Chart,
+    Cover,
+    DatasetSection,
+    GateSection,
+    KeyValue,
+    ReportModel,
+    SignOff,
+    Table,
+)
+from audit.report.studies import (
+    StudyData,
+    comparison_study,
+    correlation_study,
+    robustness_study,
+)
+from audit.report.summary import build_summary
+from audit.report.tables import group_table, normality_table, overview_table, score_gap_table, slug
+from audit.results import AuditResult
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+VERDICT_EMPHASIS = {"PASS": "good", "FAIL": "bad", "INCONCLUSIVE": "warn"}
+SIGNOFF_FIELDS = ["Reviewer (name, role)", "Date", "Signature"]
+SIGNOFF_DECISIONS = ["Approve", "Approve with conditions", "Reject"]
+
+
+def build_cover(result: AuditResult) -> Cover:
+    spec = result.spec
+    models = cells.TableMaker(
+        id="models",
+        title="Models",
+        columns=["Model", "Type", "Source", "Parameters", "Fingerprint"],
+    )
+    for m in result.models:
+        models.add(
+            [
+                cells.text(m.id),
+                cells.text(f"{m.model_type} LM, {m.precision} on {m.device}"),
+                cells.text(m.source),
+                cells.count(m.n_parameters),
+                cells.code(m.fingerprint),
+            ]
+        )
+    datasets = cells.TableMaker(
+        id="datasets",
+        title="Datasets",
+        columns=["Dataset", "Shape", "Rows read", "Kept", "Left out", "sha256"],
+    )
+    for d in result.datasets:
+        left_out = {**d.skipped, **d.filtered}
+        why = "; ".join(f"{k}: {v}" for k, v in left_out.items())
+        datasets.add(
+            [
+                cells.text(d.name, note=f"source: {d.source}"),
+                cells.text(d.shape),
+                cells.count(d.rows_read),
+                cells.count(d.rows_kept),
+                cells.Cell(kind="count", value=float(sum(left_out.values())), note=why),
+                cells.code(d.sha256),
+            ]
+        )
+    packages = cells.TableMaker(
+        id="packages", title="Package versions", columns=["Package", "Version"]
+    )
+    env = result.environment
+    packages.add([cells.text("python"), cells.code(env.python)])
+    for name, version in env.packages.items():
+        packages.add([cells.text(name), cells.code(version)])
+    facts = [
+        KeyValue(label="Audit", value=str(spec.get("name", ""))),
+        KeyValue(label="Owner", value=str(spec.get("owner") or "not stated in the spec")),
+        KeyValue(label="Date", value=fmt_date(result.created_at)),
+        KeyValue(label="Spec", value=result.spec_path, kind="code"),
+        KeyValue(label="Spec sha256", value=result.spec_sha256, kind="code"),
+        KeyValue(label="Seed", value=str(result.seed), kind="code"),
+        KeyValue(
+            label="Confidence level",
+            value=f"{fmt_num(100 * (1 - result.alpha), 0)}% (alpha {result.alpha:g})",
+        ),
+        KeyValue(label="Bootstrap resamples", value=str(spec.get("bootstrap", 1000))),
+        KeyValue(label="Tool", value=f"bias-audit {result.tool_version}"),
+        KeyValue(label="Platform", value=f"{env.platform}, device {env.device}"),
+    ]
+    return Cover(
+        title=f"Bias audit: {spec.get('name', 'unnamed')}",
+        audit_name=str(spec.get("name", "")),
+        description=str(spec.get("description", "")),
+        owner=str(spec.get("owner") or ""),
+        created_at=fmt_date(result.created_at),
+        spec_path=result.spec_path,
+        spec_sha256=result.spec_sha256,
+        tool_version=result.tool_version,
+        seed=result.seed,
+        alpha=result.alpha,
+        facts=facts,
+        models=models.table(),
+        datasets=datasets.table(),
+        packages=packages.table(),
+    )
+
+
+def gate_table(verdicts: list[GateVerdict]) -> Table | None:
+    """Every gate verdict with its band, value, CI and the reason for the verdict."""
+    if not verdicts:
+        return None
+    maker = cells.TableMaker(
+        id="gates-table",
+        title="Release gates",
+        caption="PASS only when the whole confidence interval lies inside the band; FAIL "
+        "when it lies wholly outside; INCONCLUSIVE otherwise.",
+        columns=[
+            "Gate",
+            "Measure",
+            "Dataset",
+            "Model",
+            "Scorer",
+            "Group",
+            "Band",
+            "Value (CI)",
+            "Verdict",
+        ],
+        key_columns=1,
+    )
+    for v in verdicts:
+        digits = cells.digits_for([v.value, v.low, v.high])
+        maker.add(
+            [
+                cells.count(v.gate_index + 1),
+                cells.text(v.measure),
+                cells.text(v.dataset),
+                cells.text(v.model or "—"),
+                cells.code(v.scorer or "—"),
+                cells.text(v.group),
+                cells.text(describe_band(v.low, v.high)),
+                cells.Cell(
+                    kind="estimate", value=v.value, low=v.ci_low, high=v.ci_high, digits=digits
+                ),
+                cells.verdict(v.verdict, VERDICT_EMPHASIS[v.verdict], note=v.reason),
+            ]
+        )
+    return maker.table()
+
+
+def gate_summary_table(verdicts: list[GateVerdict]) -> Table | None:
+    """One row per gate of the spec: its rule and how many of its checks pass."""
+    if not verdicts:
+        return None
+    maker = cells.TableMaker(
+        id="gates-summary",
+        title="Gates at a glance",
+        columns=["Gate", "Rule", "Checks", "Pass", "Fail", "Inconclusive", "Gate verdict"],
+    )
+    for gate_index in dict.fromkeys(v.gate_index for v in verdicts):
+        mine = [v for v in verdicts if v.gate_index == gate_index]
+        first = mine[0]
+        who = f"model {first.model}" if len({v.model for v in mine}) == 1 else "every model"
+        groups = {v.group for v in mine}
+        group = f"group {first.group}" if len(groups) == 1 else "each group"
+        rule = (
+            f"{first.measure} on {first.dataset}, {who}, {group}: "
+            f"{describe_band(first.low, first.high)}"
+        )
+        counts = {k: sum(v.verdict == k for v in mine) for k in ("PASS", "FAIL", "INCONCLUSIVE")}
+        overall = "FAIL" if counts["FAIL"] else "INCONCLUSIVE" if counts["INCONCLUSIVE"] else "PASS"
+        maker.add(
+            [
+                cells.count(gate_index + 1),
+                cells.text(rule),
+                cells.count(len(mine)),
+                cells.count(counts["PASS"]),
+                cells.count(counts["FAIL"]),
+                cells.count(counts["INCONCLUSIVE"]),
+                cells.verdict(overall, VERDICT_EMPHASIS[overall]),
+            ]
+        )
+    return maker.table()
+
+
+def build_gates(result: AuditResult) -> GateSection:
+    verdicts = evaluate_gates(result)
+    n_pass = sum(v.verdict == "PASS" for v in verdicts)
+    n_fail = sum(v.verdict == "FAIL" for v in verdicts)
+    n_inc = len(verdicts) - n_pass - n_fail
+    overall = "NONE" if not verdicts else "FAIL" if n_fail else "INCONCLUSIVE" if n_inc else "PASS"
+    return GateSection(
+        verdicts=verdicts,
+        summary_table=gate_summary_table(verdicts),
+        table=gate_table(verdicts),
+        n_pass=n_pass,
+        n_fail=n_fail,
+        n_inconclusive=n_inc,
+        overall=overall,  # type: ignore[arg-type]
+        exit_code=gate_exit_code(verdicts),
+    )
+
+
+def build_dataset(
+    index: MeasurementIndex, name: str, scores: pd.DataFrame | None
+) -> DatasetSection:
+    record = next((d for d in index.result.datasets if d.name == name), None)
+    tables: list[Table] = []
+    charts: list[Chart] = []
+    if (t := overview_table(index, name)) is not None:
+        tables.append(t)
+    for measure in index.measures(name):
+        if (t := group_table(index, name, measure, record)) is not None:
+            tables.append(t)
+    for builder in (normality_table, score_gap_table):
+        if (t := builder(index, name)) is not None:
+            tables.append(t)
+    if scores is not None and (c := distribution_chart(scores, index, name)) is not None:
+        charts.append(c)
+    for measure in index.measures(name):
+        if (
+            base_name(measure) in {"bias_score", "safety_score"}
+            and (c := group_chart(index, name, measure)) is not None
+        ):
+            charts.append(c)
+    if record is None:
+        description = "Measured, but not listed among the datasets read."
+    else:
+        kind = "pairs" if record.shape == "pairs" else "labelled sentences"
+        description = (
+            f"{fmt_num(record.rows_kept)} {kind} kept of {fmt_num(record.rows_read)} rows read, "
+            f"{len(record.groups)} {'bias types' if record.shape == 'pairs' else 'target groups'}."
+        )
+    if not tables:
+        description += " No measure was computed on this dataset."
+    return DatasetSection(
+        name=name,
+        anchor=slug("dataset", name),
+        description=description,
+        tables=tables,
+        charts=charts,
+    )
+
+
+def build_appendix(result: AuditResult) -> list[Table]:
+    units = cells.TableMaker(
+        id="units",
+        title="Scoring units",
+        columns=["Model", "Dataset", "Scorer", "Sentences", "Computed", "From cache", "Seconds"],
+        key_columns=3,
+    )
+    for u in result.units:
+        units.add(
+            [
+                cells.text(u.model),
+                cells.text(u.dataset),
+                cells.code(u.scorer),
+                cells.count(u.sentences),
+                cells.count(u.computed),
+                cells.count(u.cached),
+                cells.number(u.seconds, 1),
+            ]
+        )
+    tables = [units.table()]
+    if result.skipped_units:
+        skipped = cells.TableMaker(
+            id="skipped",
+            title="Combinations left out",
+            columns=["Model", "Dataset", "Scorer", "Reason"],
+            key_columns=3,
+        )
+        for s in result.skipped_units:
+            skipped.add(
+                [
+                    cells.text(s.model),
+                    cells.text(s.dataset),
+                    cells.code(s.scorer),
+                    cells.text(s.reason),
+                ]
+            )
+        tables.append(skipped.table())
+    timings = cells.TableMaker(id="timings", title="Time per stage", columns=["Stage", "Seconds"])
+    for stage, seconds in result.timings.items():
+        timings.add([cells.text(stage), cells.number(seconds, 1)])
+    tables.append(timings.table())
+    return tables
+
+
+def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> ReportModel:
+    """The report model of `result`; `scores` (scores.parquet) adds distribution charts."""
+    index = MeasurementIndex(result)
+    studies = StudyData.of(result)
+    gates = build_gates(result)
+    caveats = build_caveats(index, studies)
+    labels = list(dict.fromkeys(m.measure for m in result.measurements))
+    cards = [c for label in labels if (c := card_view(label)) is not None]
+    dataset_names = [d.name for d in result.datasets]
+    dataset_names += [
+        n for n in dict.fromkeys(m.dataset for m in result.measurements) if n not in dataset_names
+    ]
+    return ReportModel(
+        cover=build_cover(result),
+        summary=build_summary(index, gates.verdicts, caveats),
+        gates=gates,
+        datasets=[build_dataset(index, name, scores) for name in dataset_names],
+        studies=[robustness_study(studies), correlation_study(studies), comparison_study(studies)],
+        caveats=caveats,
+        cards=cards,
+        signoff=SignOff(fields=SIGNOFF_FIELDS, decisions=SIGNOFF_DECISIONS),
+        appendix=build_appendix(result),
+    )

@@ -1,0 +1,219 @@
+"""Caveats generated from the results, each naming exactly what triggered it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from audit.report.cards import base_name, ideal_value, measure_title
+from audit.report.formatting import fmt_p
+from audit.report.index import MeasurementIndex
+from audit.report.model import Caveat
+from audit.report.studies import StudyData
+
+#: Groups with fewer items than this get the small-group caveat.
+SMALL_GROUP = 30
+
+#: Measures computed from a model's own likelihoods (intrinsic, in Kaneko et al. 2022's sense).
+INTRINSIC = frozenset(
+    {"bias_score", "kls", "jss", "score_gap", "safety_score", "lms", "ss", "icat"}
+)
+
+KANEKO = (
+    "Kaneko, Bollegala & Okazaki 2022, Debiasing isn't enough! On the effectiveness of "
+    "debiasing MLMs and their social biases in downstream tasks (COLING)"
+)
+BLODGETT = (
+    "Blodgett, Lopez, Olteanu, Sim & Wallach 2021, Stereotyping Norwegian Salmon: An "
+    "Inventory of Pitfalls in Fairness Benchmark Datasets (ACL)"
+)
+
+DATASET_PITFALLS = {
+    "crows_pairs": "many CrowS-Pairs pairs do not test the stereotype they name, change more "
+    "than the group term, or contrast groups that are not each other's counterpart; some "
+    "sentences are ungrammatical or carry quoting errors.",
+    "stereoset": "many StereoSet items express no stereotype, confuse the target group with "
+    "another, or have anti-stereotypes that are not the stereotype's opposite.",
+    "winobias": "WinoBias contrasts binary genders through occupation statistics of one "
+    "country and year; it says nothing about other genders or other groups.",
+    "winogender": "Winogender's occupations and gender statistics are US-specific, and its "
+    "small size (720 sentences) gives wide intervals.",
+}
+
+
+def intrinsic_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    labels = sorted(
+        {m.measure for m in index.result.measurements if base_name(m.measure) in INTRINSIC}
+    )
+    if not labels:
+        return None
+    measured = studies.intrinsic_extrinsic_text()
+    own = (
+        f" This audit's own intrinsic-extrinsic correlation: {measured}."
+        if measured
+        else " This audit ran no extrinsic measure, so it has no intrinsic-extrinsic "
+        "correlation of its own."
+    )
+    return Caveat(
+        id="intrinsic-only",
+        title="Intrinsic measures alone must not decide a deployment",
+        text="Across 28 models, Kaneko et al. (2022) found only weak and inconsistent "
+        "correlation between intrinsic bias measures and bias in downstream tasks (Kendall "
+        "tau from -0.20 to 0.53). A good score here does not show that a deployed system "
+        "is fair; test the system on its own task and users." + own,
+        trigger="intrinsic measures in this report: " + ", ".join(labels),
+        citation=KANEKO,
+    )
+
+
+def normality_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    alpha = index.result.alpha
+    failing = [
+        m
+        for m in index.result.measurements
+        if base_name(m.measure) == "normality" and m.p_value is not None and m.p_value < alpha
+    ]
+    if not failing:
+        return None
+    where = "; ".join(
+        f"{m.model} ({m.scorer}) on {m.dataset}"
+        + (f", {m.group}" if m.group != "all" else "")
+        + f": p {fmt_p(m.p_value)}"
+        for m in failing
+    )
+    return Caveat(
+        id="non-normal",
+        title="Non-normal score sets weaken KLS and JSS",
+        text="KLS and JSS compare Gaussians fitted to the two score sets. Where a set is not "
+        "normal, the fitted Gaussians misdescribe it and these two measures can over- or "
+        "understate the difference; read them together with the bias score and the "
+        "distribution charts.",
+        trigger=f"Shapiro-Wilk p < {alpha:g}: {where}",
+        citation="Liu 2024, Table 1",
+    )
+
+
+def small_group_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    small: dict[str, set[str]] = {}
+    for record in index.result.datasets:
+        for group, n in record.groups.items():
+            if n < SMALL_GROUP:
+                small.setdefault(record.name, set()).add(f"{group} ({n})")
+    for m in index.result.measurements:
+        if m.group != "all" and m.n < SMALL_GROUP and m.status == "ok":
+            small.setdefault(m.dataset, set()).add(f"{m.group} ({m.n})")
+    if not small:
+        return None
+    where = "; ".join(f"{d}: {', '.join(sorted(g))}" for d, g in small.items())
+    return Caveat(
+        id="small-groups",
+        title="Small groups",
+        text=f"Groups with fewer than {SMALL_GROUP} items give wide confidence intervals and "
+        "unstable rankings; a gate on such a group is likely inconclusive, and a difference "
+        "between models there is weak evidence.",
+        trigger=f"groups under {SMALL_GROUP} items: {where}",
+    )
+
+
+def dataset_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    used = [r.name for r in index.result.datasets if r.name in DATASET_PITFALLS]
+    if not used:
+        return None
+    text = " ".join(f"{name}: {DATASET_PITFALLS[name]}" for name in used)
+    return Caveat(
+        id="dataset-pitfalls",
+        title="Known pitfalls of the benchmark datasets",
+        text="Blodgett et al. (2021) inventoried validity problems in these benchmarks; "
+        "scores on them measure the benchmark as written, not a well-defined notion of "
+        "stereotyping. " + text,
+        trigger="datasets used: " + ", ".join(used),
+        citation=BLODGETT,
+    )
+
+
+def ranking_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    found: list[str] = []
+    for record in index.result.datasets:
+        units = index.units(record.name)
+        if len(units) < 2:
+            continue
+        rankings: dict[str, tuple[str, ...]] = {}
+        for label in index.measures(record.name):
+            ideal = ideal_value(label)
+            if ideal is None:
+                continue
+            values = [(u.label, index.get(u, record.name, label, "all")) for u in units]
+            scored = [
+                (abs(m.value - ideal), u)
+                for u, m in values
+                if m is not None and m.value is not None
+            ]
+            if len(scored) == len(units):
+                rankings[label] = tuple(u for _, u in sorted(scored))
+        if len(set(rankings.values())) > 1:
+            orders = "; ".join(f"{measure_title(k)}: {' < '.join(v)}" for k, v in rankings.items())
+            found.append(f"{record.name} (distance from the ideal, closest first: {orders})")
+    if not found:
+        return None
+    return Caveat(
+        id="ranking-disagreement",
+        title="Measures disagree on the ranking of models",
+        text="Different measures put the models in different orders on the same data, so "
+        "'the least biased model' depends on the measure chosen. Decide on the measure "
+        "that matches the harm you care about before comparing, and look at the CIs: "
+        "overlapping intervals do not rank models at all.",
+        trigger="; ".join(found),
+    )
+
+
+def undefined_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    undefined = [m for m in index.result.measurements if m.status != "ok"]
+    if not undefined:
+        return None
+    where = "; ".join(
+        f"{m.measure} of {m.model} on {m.dataset}/{m.group}: {m.note or 'undefined'}"
+        for m in undefined[:8]
+    )
+    more = f" and {len(undefined) - 8} more" if len(undefined) > 8 else ""
+    return Caveat(
+        id="undefined",
+        title="Some measures have no value",
+        text="These measurements are undefined (shown as a dash); they are not zero and "
+        "not a pass. Gates on them are inconclusive.",
+        trigger=where + more,
+        severity="info",
+    )
+
+
+def skipped_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    skipped = index.result.skipped_units
+    if not skipped:
+        return None
+    where = "; ".join(f"{s.model} x {s.dataset} x {s.scorer}: {s.reason}" for s in skipped)
+    return Caveat(
+        id="skipped",
+        title="Combinations the plan left out",
+        text="These model x dataset x scorer combinations were not scored, so the tables "
+        "have no value for them.",
+        trigger=where,
+        severity="info",
+    )
+
+
+CaveatRule = Callable[[MeasurementIndex, StudyData], Caveat | None]
+
+RULES: tuple[CaveatRule, ...] = (
+    intrinsic_caveat,
+    normality_caveat,
+    small_group_caveat,
+    dataset_caveat,
+    ranking_caveat,
+    undefined_caveat,
+    skipped_caveat,
+)
+
+
+def build_caveats(index: MeasurementIndex, studies: StudyData) -> list[Caveat]:
+    """Every caveat whose trigger is present in the results, plus the studies' own."""
+    caveats = [c for rule in RULES if (c := rule(index, studies)) is not None]
+    caveats += studies.caveats()
+    return caveats

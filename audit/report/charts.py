@@ -1,0 +1,234 @@
+"""Chart specs (Vega-Lite through altair) for the report; drawn to SVG by `audit.report.svg`.
+
+Data is summarised here (histogram bins, fitted curves, estimates), so each spec carries
+a few hundred rows at most and renders fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from audit.report.cards import ideal_value, measure_title
+from audit.report.index import MeasurementIndex
+from audit.report.model import Chart
+from audit.report.tables import slug
+
+FONT = "DejaVu Sans, Liberation Sans, Arial, sans-serif"
+WIDTH = 560
+SIDE_LABELS = {"st": "stereotypical", "at": "anti-stereotypical"}
+SIDE_COLORS = ["#c0392b", "#2471a3"]
+HISTOGRAM_BINS = 30
+
+
+def _configure(chart: alt.TopLevelMixin) -> dict[str, Any]:
+    configured = (
+        chart.configure(font=FONT, background="white")
+        .configure_view(stroke="#d0d0d0")
+        .configure_axis(labelFontSize=11, titleFontSize=11, gridColor="#eeeeee")
+        .configure_legend(labelFontSize=11, titleFontSize=11, orient="bottom")
+        .configure_header(labelFontSize=11, titleFontSize=11)
+    )
+    spec: dict[str, Any] = configured.to_dict()
+    return spec
+
+
+def _gaussian_rows(values: np.ndarray, side: str, unit: str) -> tuple[list[dict], list[dict]]:
+    """Histogram (density) rows and the fitted Gaussian's curve (ML fit: sd with n)."""
+    counts, edges = np.histogram(values, bins=HISTOGRAM_BINS, density=True)
+    bars = [
+        {
+            "unit": unit,
+            "side": SIDE_LABELS[side],
+            "x0": float(a),
+            "x1": float(b),
+            "density": float(c),
+        }
+        for a, b, c in zip(edges[:-1], edges[1:], counts, strict=True)
+    ]
+    mu, sd = float(values.mean()), float(values.std())
+    curve: list[dict] = []
+    if sd > 0:
+        grid = np.linspace(edges[0], edges[-1], 80)
+        pdf = np.exp(-0.5 * ((grid - mu) / sd) ** 2) / (sd * np.sqrt(2 * np.pi))
+        curve = [
+            {"unit": unit, "side": SIDE_LABELS[side], "x": float(x), "density": float(y)}
+            for x, y in zip(grid, pdf, strict=True)
+        ]
+    return bars, curve
+
+
+def distribution_chart(scores: pd.DataFrame, index: MeasurementIndex, dataset: str) -> Chart | None:
+    """Score distributions of S_st and S_at with their fitted Gaussians (Liu 2024, Fig. 2)."""
+    rows = scores[(scores["dataset"] == dataset) & scores["side"].isin(["st", "at"])]
+    if rows.empty:
+        return None
+    bars: list[dict] = []
+    curves: list[dict] = []
+    units = index.units(dataset)
+    order = []
+    for unit in units:
+        unit_rows = rows[(rows["model"] == unit.model) & (rows["scorer"] == unit.scorer)]
+        for side in ("st", "at"):
+            values = unit_rows.loc[unit_rows["side"] == side, "score"].to_numpy(dtype=float)
+            values = values[np.isfinite(values)]
+            if values.size >= 2:
+                b, c = _gaussian_rows(values, side, unit.label)
+                bars += b
+                curves += c
+        order.append(unit.label)
+    if not bars:
+        return None
+    columns = min(3, len(order))
+    color = alt.Color(
+        "side:N",
+        title="Sentence",
+        scale=alt.Scale(domain=list(SIDE_LABELS.values()), range=SIDE_COLORS),
+    )
+    frame = pd.DataFrame(
+        [{**r, "layer": "bar"} for r in bars] + [{**r, "layer": "fit"} for r in curves]
+    )
+    hist = (
+        alt.Chart()
+        .mark_rect(opacity=0.35)
+        .encode(
+            x=alt.X("x0:Q", title="score (log-likelihood)"),
+            x2="x1:Q",
+            y=alt.Y("density:Q", title="density", stack=None),
+            color=color,
+        )
+        .transform_filter(alt.datum.layer == "bar")
+    )
+    fit = (
+        alt.Chart()
+        .mark_line(strokeWidth=1.8)
+        .encode(x="x:Q", y="density:Q", color=color)
+        .transform_filter(alt.datum.layer == "fit")
+    )
+    layers: list[alt.Chart] = [hist, fit]
+    width = int((WIDTH - 40 * columns) / columns)
+    chart = (
+        alt.layer(*layers, data=frame)
+        .properties(width=width, height=150)
+        .facet(facet=alt.Facet("unit:N", title=None, sort=order), columns=columns)
+        .resolve_scale(x="independent", y="independent")
+    )
+    return Chart(
+        id=slug(dataset, "distributions"),
+        title=f"{dataset}: score distributions and fitted Gaussians",
+        caption="Histograms (density) of the per-item scores of the stereotypical and "
+        "anti-stereotypical sentences, with the maximum-likelihood Gaussian that KLS and "
+        "JSS use drawn over each (Liu 2024, Fig. 2). Overlapping, equally wide curves mean "
+        "little bias.",
+        spec=_configure(chart),
+        alt=f"Score distributions on {dataset} for " + ", ".join(order),
+    )
+
+
+def group_chart(index: MeasurementIndex, dataset: str, measure: str) -> Chart | None:
+    """A measure per group with CIs, models side by side (Hosseini 2023, Fig. 2 for safety)."""
+    rows = []
+    units = index.units(dataset)
+    groups = index.groups(dataset, measure)
+    for unit in units:
+        for group in groups:
+            m = index.get(unit, dataset, measure, group)
+            if m is None or m.value is None:
+                continue
+            rows.append(
+                {
+                    "group": group,
+                    "model": unit.label,
+                    "value": m.value,
+                    "low": m.value if m.ci_low is None else m.ci_low,
+                    "high": m.value if m.ci_high is None else m.ci_high,
+                }
+            )
+    if not rows:
+        return None
+    title = measure_title(measure)
+    frame = pd.DataFrame(rows)
+    order = [u.label for u in units]
+    y = alt.Y("group:N", title=None, sort=groups)
+    y_offset = alt.YOffset("model:N", sort=order)
+    color = alt.Color("model:N", title="Model", sort=order, scale=alt.Scale(scheme="tableau10"))
+    base = alt.Chart(frame).encode(y=y, yOffset=y_offset, color=color)
+    layers: list[alt.Chart] = [
+        base.mark_rule(strokeWidth=1.5).encode(
+            x=alt.X("low:Q", title=title, scale=alt.Scale(zero=False)), x2="high:Q"
+        ),
+        base.mark_point(filled=True, size=36).encode(x="value:Q"),
+    ]
+    ideal = ideal_value(measure)
+    if ideal is not None:
+        layers.insert(
+            0,
+            alt.Chart(pd.DataFrame({"ideal": [ideal]}))
+            .mark_rule(color="#555555", strokeDash=[4, 3])
+            .encode(x="ideal:Q"),
+        )
+    height = len(groups) * (7 * len(units) + 8)
+    chart = alt.layer(*layers).properties(width=WIDTH - 170, height=height)
+    ideal_words = "" if ideal is None else f" The dashed line marks the ideal value {ideal:g}."
+    return Chart(
+        id=slug(dataset, measure, "chart"),
+        title=f"{dataset}: {title} per group",
+        caption=f"Point estimate and confidence interval per group and model.{ideal_words}",
+        spec=_configure(chart),
+        alt=f"{title} per group on {dataset} for " + ", ".join(order),
+    )
+
+
+def line_chart(
+    frame: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    series: str,
+    x_title: str,
+    y_title: str,
+    threshold: float | None,
+    facet: str | None = None,
+) -> dict[str, Any]:
+    """A line chart with points, one line per `series`, an optional dashed threshold."""
+    color = alt.Color(f"{series}:N", title=None, scale=alt.Scale(scheme="tableau10"))
+    base = alt.Chart(frame).encode(
+        x=alt.X(f"{x}:Q", title=x_title),
+        y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
+        color=color,
+    )
+    layers: list[alt.Chart] = [base.mark_line(), base.mark_point(filled=True, size=30)]
+    if threshold is not None:
+        layers.append(
+            alt.Chart(pd.DataFrame({"t": [threshold]}))
+            .mark_rule(color="#555555", strokeDash=[4, 3])
+            .encode(y="t:Q")
+        )
+    if facet is None:
+        return _configure(alt.layer(*layers).properties(width=WIDTH - 140, height=200))
+    chart = (
+        alt.layer(*layers, data=frame)
+        .properties(width=int((WIDTH - 80) / 2), height=150)
+        .facet(facet=alt.Facet(f"{facet}:N", title=None), columns=2)
+    )
+    return _configure(chart)
+
+
+def heatmap(frame: pd.DataFrame, *, title: str) -> dict[str, Any]:
+    """A symmetric correlation heatmap of columns a, b, value in [-1, 1], labelled."""
+    order = list(dict.fromkeys([*frame["a"], *frame["b"]]))
+    base = alt.Chart(frame).encode(
+        x=alt.X("a:N", title=None, sort=order),
+        y=alt.Y("b:N", title=None, sort=order),
+    )
+    rect = base.mark_rect().encode(
+        color=alt.Color(
+            "value:Q", title=title, scale=alt.Scale(scheme="redblue", domain=[-1, 1], reverse=True)
+        )
+    )
+    labels = base.mark_text(fontSize=11).encode(text=alt.Text("value:Q", format=".2f"))
+    size = min(WIDTH - 160, 60 * len(order))
+    return _configure(alt.layer(rect, labels).properties(width=size, height=size))

@@ -1,0 +1,73 @@
+"""Look-ups over a result's flat measurement list, as the report builders need them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from audit.report.cards import base_name
+from audit.results import AuditResult, Measurement
+
+#: Measures shown in their own tables rather than among the headline estimates.
+DIAGNOSTIC_MEASURES = frozenset({"normality", "score_gap"})
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A model x scorer on one dataset: one column (or row) of a side-by-side table."""
+
+    model: str
+    scorer: str
+    label: str
+
+
+class MeasurementIndex:
+    """Measurements by (model, dataset, scorer, measure, group), and what exists."""
+
+    def __init__(self, result: AuditResult) -> None:
+        self.result = result
+        self._by_key: dict[tuple[str, str, str, str, str], Measurement] = {
+            (m.model, m.dataset, m.scorer, m.measure, m.group): m for m in result.measurements
+        }
+        self.model_order = [m.id for m in result.models]
+
+    def get(self, unit: Unit, dataset: str, measure: str, group: str) -> Measurement | None:
+        return self._by_key.get((unit.model, dataset, unit.scorer, measure, group))
+
+    def of_dataset(self, dataset: str) -> list[Measurement]:
+        return [m for m in self.result.measurements if m.dataset == dataset]
+
+    def units(self, dataset: str) -> list[Unit]:
+        """The model x scorer combinations measured on `dataset`, in the spec's model order."""
+        seen: dict[tuple[str, str], None] = {}
+        for m in self.of_dataset(dataset):
+            seen.setdefault((m.model, m.scorer), None)
+        pairs = sorted(seen, key=lambda p: (self._model_rank(p[0]), p[1]))
+        scorers_per_model: dict[str, int] = {}
+        for model, _ in pairs:
+            scorers_per_model[model] = scorers_per_model.get(model, 0) + 1
+        return [
+            Unit(model, scorer, model if scorers_per_model[model] == 1 else f"{model} ({scorer})")
+            for model, scorer in pairs
+        ]
+
+    def measures(self, dataset: str, *, diagnostics: bool = False) -> list[str]:
+        """Measure labels on `dataset` in first-seen order (diagnostics left out by default)."""
+        labels = _unique(m.measure for m in self.of_dataset(dataset))
+        return [m for m in labels if diagnostics or base_name(m) not in DIAGNOSTIC_MEASURES]
+
+    def labels_named(self, dataset: str, name: str) -> list[str]:
+        return [m for m in self.measures(dataset, diagnostics=True) if base_name(m) == name]
+
+    def groups(self, dataset: str, measure: str) -> list[str]:
+        """The groups (bias types or target groups) of a measure, 'all' left out."""
+        return _unique(
+            m.group for m in self.of_dataset(dataset) if m.measure == measure and m.group != "all"
+        )
+
+    def _model_rank(self, model: str) -> int:
+        return self.model_order.index(model) if model in self.model_order else len(self.model_order)
+
+
+def _unique(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(values))

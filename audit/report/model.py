@@ -1,0 +1,165 @@
+"""The report model: everything a report shows, as plain typed data built from results.json.
+
+Templates only lay this out: cells carry raw values and a kind, and the template applies
+the format filters; no arithmetic happens in a template.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from audit.gates import GateVerdict
+
+CellKind = Literal[
+    "text", "code", "number", "estimate", "meansd", "pvalue", "count", "pct", "verdict"
+]
+
+
+class Part(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Cell(Part):
+    """One table cell. `estimate` shows value and CI [low, high]; `meansd` a mean ± its
+    spread (in `low`); `verdict` is styled by `emphasis`."""
+
+    kind: CellKind = "text"
+    text: str = ""
+    value: float | None = None
+    low: float | None = None
+    high: float | None = None
+    digits: int = 2
+    note: str = Field(default="", description="Shown on hover; its footnote is `note_ref`.")
+    note_ref: int | None = Field(
+        default=None, description="Number of the table note for this cell."
+    )
+    emphasis: Literal["", "good", "bad", "warn"] = ""
+
+
+class Table(Part):
+    """A table; the first `key_columns` columns identify a row (model, scorer, ...)."""
+
+    id: str
+    title: str
+    caption: str = ""
+    columns: list[str]
+    rows: list[list[Cell]]
+    key_columns: int = 1
+    notes: list[str] = Field(default_factory=list)
+
+
+class Chart(Part):
+    """A Vega-Lite chart spec (altair's dict), drawn to SVG at render time."""
+
+    id: str
+    title: str
+    caption: str
+    spec: dict[str, Any]
+    alt: str
+
+
+class Caveat(Part):
+    """A caveat and exactly what in the results triggered it."""
+
+    id: str
+    title: str
+    text: str
+    trigger: str
+    citation: str = ""
+    severity: Literal["info", "warning"] = "warning"
+
+
+class CardView(Part):
+    """A measure card as printed in the report."""
+
+    name: str
+    title: str
+    what: str
+    inputs: str
+    direction: str
+    ideal: str
+    citation: str
+    limitations: list[str]
+
+
+class KeyValue(Part):
+    label: str
+    value: str
+    kind: Literal["text", "code"] = "text"
+    title: str = ""
+
+
+class Cover(Part):
+    """Who, what, when, and the exact inputs (hashes and versions)."""
+
+    title: str
+    audit_name: str
+    description: str
+    owner: str
+    created_at: str
+    spec_path: str
+    spec_sha256: str
+    tool_version: str
+    seed: int
+    alpha: float
+    facts: list[KeyValue]
+    models: Table
+    datasets: Table
+    packages: Table
+
+
+class GateSection(Part):
+    verdicts: list[GateVerdict]
+    summary_table: Table | None
+    table: Table | None
+    n_pass: int
+    n_fail: int
+    n_inconclusive: int
+    overall: Literal["PASS", "FAIL", "INCONCLUSIVE", "NONE"]
+    exit_code: int
+
+
+class DatasetSection(Part):
+    """Everything measured on one dataset, models side by side."""
+
+    name: str
+    anchor: str
+    description: str
+    tables: list[Table]
+    charts: list[Chart]
+
+
+class Study(Part):
+    """A study that may not have run (robustness, correlation, comparison)."""
+
+    id: str
+    title: str
+    ran: bool
+    not_run_reason: str = ""
+    intro: str = ""
+    tables: list[Table] = Field(default_factory=list)
+    charts: list[Chart] = Field(default_factory=list)
+
+
+class SignOff(Part):
+    """The block a reviewer fills in and signs."""
+
+    fields: list[str]
+    decisions: list[str]
+
+
+class ReportModel(Part):
+    """A complete audit report."""
+
+    kind: Literal["audit", "comparison"] = "audit"
+    cover: Cover
+    summary: list[str]
+    gates: GateSection
+    datasets: list[DatasetSection]
+    studies: list[Study]
+    caveats: list[Caveat]
+    cards: list[CardView]
+    signoff: SignOff
+    appendix: list[Table]

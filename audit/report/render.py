@@ -1,0 +1,110 @@
+"""Write the reports of a run: results.json in, report.html and report.pdf out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from markupsafe import Markup
+from pydantic import ValidationError
+
+from audit.errors import AuditUserError
+from audit.report.model import Chart, ReportModel
+from audit.report.svg import chart_svg, svg_data_uri
+from audit.report.templating import environment, read_asset
+from audit.results import AuditResult
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+FORMATS = ("html", "pdf")
+SCORES_FILE = "scores.parquet"
+
+
+def load_results(path: Path) -> AuditResult:
+    """Read a results.json; a missing, unreadable or invalid file is a user error naming it."""
+    if not path.is_file():
+        raise AuditUserError(
+            f"{path}: no such results file (expected the results.json written by `audit run`)"
+        )
+    try:
+        return AuditResult.model_validate_json(path.read_bytes())
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
+        raise AuditUserError(
+            f"{path}: not a valid results.json ({error.error_count()} problem(s); first at "
+            f"{where}: {first['msg']}); expected the file written by `audit run`"
+        ) from None
+    except OSError as error:
+        raise AuditUserError(f"{path}: cannot be read ({error.strerror})") from None
+
+
+def load_scores(out_dir: Path) -> pd.DataFrame | None:
+    """out_dir/scores.parquet when it exists (the charts of score distributions need it)."""
+    import pandas as pd
+
+    path = out_dir / SCORES_FILE
+    if not path.is_file():
+        return None
+    try:
+        return pd.read_parquet(path)
+    except (OSError, ValueError) as error:
+        raise AuditUserError(f"{path}: cannot be read as a score table ({error})") from None
+
+
+def chart_uris(charts: list[Chart]) -> dict[str, str]:
+    """Each chart drawn to SVG, as a data: URI keyed by chart id."""
+    return {c.id: svg_data_uri(chart_svg(c.spec)) for c in charts}
+
+
+def all_charts(report: ReportModel) -> list[Chart]:
+    charts = [c for d in report.datasets for c in d.charts]
+    return charts + [c for s in report.studies for c in s.charts]
+
+
+def render_html(report: ReportModel, *, template: str = "report.html.j2") -> str:
+    """The self-contained HTML of a report (inline CSS, charts as inline SVG images)."""
+    env = environment()
+    page = env.get_template(template)
+    return page.render(
+        report=report,
+        css=Markup(read_asset("report.css")),
+        chart_uris=chart_uris(all_charts(report)),
+    )
+
+
+def check_formats(formats: list[str]) -> list[str]:
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown:
+        raise AuditUserError(
+            f"unknown report format(s) {', '.join(map(repr, unknown))}; accepted: html, pdf"
+        )
+    return list(dict.fromkeys(formats))
+
+
+def write_html_and_pdf(html: str, out_dir: Path, stem: str, formats: list[str]) -> list[Path]:
+    """Write `<stem>.html` and/or `<stem>.pdf` into out_dir; returns the paths written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    if "html" in formats:
+        path = out_dir / f"{stem}.html"
+        path.write_text(html, encoding="utf-8")
+        written.append(path)
+    if "pdf" in formats:
+        from audit.report.pdf import write_pdf
+
+        written.append(write_pdf(html, out_dir / f"{stem}.pdf"))
+    return written
+
+
+def write_reports(result: AuditResult, out_dir: Path, *, formats: list[str]) -> list[Path]:
+    """Write report.html and/or report.pdf for `result` into out_dir (reads
+    out_dir/scores.parquet for the distribution charts when it is there)."""
+    from audit.report.build import build_report
+
+    formats = check_formats(formats)
+    if not formats:
+        return []
+    report = build_report(result, load_scores(out_dir))
+    return write_html_and_pdf(render_html(report), out_dir, "report", formats)

@@ -1,0 +1,188 @@
+"""The tables of one dataset's section: models side by side in every table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from audit.report import cells
+from audit.report.cards import ideal_value, measure_title
+from audit.report.formatting import fmt_num
+from audit.report.index import MeasurementIndex, Unit
+from audit.report.model import Table
+from audit.results import DatasetRecord
+
+
+def _slug(*parts: str) -> str:
+    return "-".join("".join(c if c.isalnum() else "-" for c in p.lower()) for p in parts)
+
+
+def overview_table(index: MeasurementIndex, dataset: str) -> Table | None:
+    """Models x measures on the whole dataset (group 'all'), each value with its CI."""
+    units = index.units(dataset)
+    measures = [m for m in index.measures(dataset) if _has_all(index, units, dataset, m)]
+    if not units or not measures:
+        return None
+    maker = cells.TableMaker(
+        id=_slug(dataset, "overview"),
+        title=f"{dataset}: every measure on the whole dataset",
+        caption="Value and 95% confidence interval per model; ideal values are in the "
+        "column headings.",
+        columns=["Model", "Scorer", "Items"] + [_heading(m) for m in measures],
+        key_columns=2,
+    )
+    maker.caption = maker.caption.replace("95%", f"{100 * (1 - index.result.alpha):g}%")
+    for unit in units:
+        found = [index.get(unit, dataset, m, "all") for m in measures]
+        n = max((m.n for m in found if m is not None), default=None)
+        row = [cells.text(unit.model), cells.code(unit.scorer), cells.count(n)]
+        for label, m in zip(measures, found, strict=True):
+            row.append(cells.estimate(m, _digits(index, dataset, label)))
+        maker.add(row)
+    return maker.table()
+
+
+def group_table(
+    index: MeasurementIndex, dataset: str, measure: str, record: DatasetRecord | None
+) -> Table | None:
+    """One measure per bias type or target group (rows), models side by side (columns)."""
+    groups = index.groups(dataset, measure)
+    units = index.units(dataset)
+    if not groups or not units:
+        return None
+    kind = "target group" if record is not None and record.shape == "labelled" else "bias type"
+    show_p = any(m.p_value is not None for m in index.of_dataset(dataset) if m.measure == measure)
+    columns = [kind.capitalize(), "Items"]
+    for unit in units:
+        columns.append(unit.label)
+        if show_p:
+            columns.append("p")
+    maker = cells.TableMaker(
+        id=_slug(dataset, measure, "groups"),
+        title=f"{dataset}: {measure_title(measure)} per {kind}",
+        caption=f"{_ideal_text(measure)} Value with its confidence interval per model"
+        + ("; p: the measure's test (see its card)." if show_p else "."),
+        columns=columns,
+    )
+    digits = _digits(index, dataset, measure)
+    for group in groups:
+        n_items = record.groups.get(group) if record is not None else None
+        row = [cells.text(group), cells.count(n_items)]
+        for unit in units:
+            m = index.get(unit, dataset, measure, group)
+            row.append(cells.estimate(m, digits))
+            if show_p:
+                row.append(cells.pvalue(None if m is None else m.p_value))
+        maker.add(row)
+    return maker.table()
+
+
+def normality_table(index: MeasurementIndex, dataset: str) -> Table | None:
+    """Shapiro-Wilk W and p of both score sets per model, and whether both look normal."""
+    labels = index.labels_named(dataset, "normality")
+    if not labels:
+        return None
+    alpha = index.result.alpha
+    maker = cells.TableMaker(
+        id=_slug(dataset, "normality"),
+        title=f"{dataset}: normality of the score sets (Shapiro-Wilk)",
+        caption=f"KLS and JSS fit Gaussians; a set with p < {alpha:g} is not normal and "
+        "their values on it carry a caveat.",
+        columns=[],
+        key_columns=2,
+    )
+    detail_keys: list[str] = []
+    found = [
+        (unit, m)
+        for label in labels
+        for unit in index.units(dataset)
+        if (m := index.get(unit, dataset, label, "all")) is not None
+    ]
+    for _, m in found:
+        detail_keys += [k for k, v in m.details.items() if _is_number(v) and k not in detail_keys]
+    maker.columns = ["Model", "Scorer", "Items", *detail_keys, "Verdict"]
+    for unit, m in found:
+        row = [cells.text(unit.model), cells.code(unit.scorer), cells.count(m.n)]
+        row += [_detail_cell(k, m.details.get(k)) for k in detail_keys]
+        if m.status != "ok" or m.p_value is None:
+            row.append(cells.verdict("undefined", "warn", note=m.note))
+        elif m.p_value < alpha:
+            row.append(cells.verdict("not normal", "warn"))
+        else:
+            row.append(cells.verdict("normal", "good"))
+        maker.add(row)
+    return maker.table()
+
+
+def score_gap_table(index: MeasurementIndex, dataset: str) -> Table | None:
+    """|Delta_st| - |Delta_at| with its parts, per model (Liu 2024, Table 4)."""
+    labels = index.labels_named(dataset, "score_gap")
+    if not labels:
+        return None
+    rows = [
+        (unit, m)
+        for label in labels
+        for unit in index.units(dataset)
+        if (m := index.get(unit, dataset, label, "all")) is not None
+    ]
+    keys: list[str] = []
+    for _, m in rows:
+        keys += [k for k, v in m.details.items() if _is_number(v) and k not in keys]
+    maker = cells.TableMaker(
+        id=_slug(dataset, "score-gap"),
+        title=f"{dataset}: score-gap balance",
+        caption="Positive: pairs that favour the stereotype do so by wider margins than "
+        "pairs that favour the anti-stereotype. In score units: compare within a scorer only.",
+        columns=["Model", "Scorer", *keys, "|Δst| − |Δat| (CI)"],
+        key_columns=2,
+    )
+    for unit, m in rows:
+        row = [cells.text(unit.model), cells.code(unit.scorer)]
+        row += [_detail_cell(k, m.details.get(k)) for k in keys]
+        row.append(cells.estimate(m, 3))
+        maker.add(row)
+    return maker.table()
+
+
+def _detail_cell(key: str, value: Any) -> cells.Cell:
+    if isinstance(value, bool):
+        return cells.text("yes" if value else "no")
+    if isinstance(value, int):
+        return cells.count(value)
+    if value is None:
+        return cells.number(None)
+    if key == "p" or key.startswith("p_") or key.endswith("_p"):
+        return cells.pvalue(float(value))
+    return cells.number(float(value), 3)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, bool | int | float) or value is None
+
+
+def _has_all(index: MeasurementIndex, units: list[Unit], dataset: str, measure: str) -> bool:
+    return any(index.get(u, dataset, measure, "all") is not None for u in units)
+
+
+def _digits(index: MeasurementIndex, dataset: str, measure: str) -> int:
+    values = [m.value for m in index.of_dataset(dataset) if m.measure == measure]
+    return cells.digits_for(values)
+
+
+def _heading(measure: str) -> str:
+    ideal = ideal_value(measure)
+    title = measure_title(measure)
+    return (
+        title if ideal is None else f"{title} (ideal {fmt_num(ideal, 0 if ideal % 1 == 0 else 2)})"
+    )
+
+
+def _ideal_text(measure: str) -> str:
+    ideal = ideal_value(measure)
+    if ideal is None:
+        return ""
+    return f"Ideal (unbiased) value: {fmt_num(ideal, 0 if ideal % 1 == 0 else 2)}."
+
+
+def slug(*parts: str) -> str:
+    """An HTML id from parts: lower case, non-alphanumerics as '-'."""
+    return _slug(*parts)
