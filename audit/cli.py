@@ -86,7 +86,7 @@ def validate(spec: SpecArg) -> None:
 
     loaded = _user_errors(lambda: load_spec(spec))
     for warning in loaded.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+        typer.echo(warning.format(), err=True)
     typer.echo(
         f"{spec}: ok ({len(loaded.spec.models)} models, {len(loaded.spec.datasets)} datasets)"
     )
@@ -158,7 +158,9 @@ def run(
         )
         display = make_display()
         outcome = run_audit(loaded, settings, display)
-        written = write_reports(outcome.result, outcome.out_dir, formats=loaded.spec.report.formats)
+        written = write_reports(
+            outcome.result, outcome.out_dir, formats=list(loaded.spec.report.formats)
+        )
         return [outcome.out_dir / "results.json", outcome.out_dir / "scores.parquet", *written]
 
     for path in _user_errors(action):

@@ -2,11 +2,13 @@
 
 The engine reports progress to a Display and never prints. Scores go to the score cache
 as they are computed; `scores.parquet` is written before any measure runs, so nothing
-computed is lost if a later stage fails.
+computed is lost if a later stage fails. A model's weights are loaded only when some of
+its scores are missing from the cache.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,21 +20,16 @@ from audit import __version__
 from audit.display import Display
 from audit.executor import Executor, InProcessExecutor, ModelWork, group_by_model
 from audit.plan import Plan, build_plan
-from audit.results import (
-    AuditResult,
-    DatasetRecord,
-    Measurement,
-    ModelRecord,
-    UnitRecord,
-)
+from audit.results import AuditResult, DatasetRecord, Measurement, ModelRecord, UnitRecord
 from audit.scoring.cache import ScoreCache
 from audit.spec.loader import LoadedSpec
+from audit.spec.models import GGUFSource, ModelSpec, PathSource
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from audit.data.items import LoadedDataset
-    from audit.models.resolve import ResolvedModel
+    from audit.models.resolved import ResolvedModel
 
 
 @dataclass(frozen=True)
@@ -45,13 +42,25 @@ class RunSettings:
     device: str = "auto"
 
 
+@dataclass(frozen=True)
+class PreparedModel:
+    """A model resolved to files, fingerprinted and typed, with no weights loaded."""
+
+    spec: ModelSpec
+    resolved: ResolvedModel
+    model_type: str
+    fingerprint: str
+    device: str  # torch device string
+    precision: str  # "<device type>/<dtype>", part of the score cache key
+
+
 @dataclass
 class Prepared:
-    """A spec with its datasets read, models resolved (no weights loaded) and plan built."""
+    """A spec with its datasets read, models prepared and plan built."""
 
     loaded: LoadedSpec
     datasets: dict[str, LoadedDataset]
-    resolved: dict[str, ResolvedModel]
+    models: dict[str, PreparedModel]
     plan: Plan
     timings: dict[str, float] = field(default_factory=dict)
 
@@ -63,10 +72,41 @@ class RunOutcome:
     out_dir: Path
 
 
+def _spec_relative(loaded: LoadedSpec, spec: ModelSpec) -> ModelSpec:
+    """Local model paths in a spec are relative to the spec file's folder."""
+    source = spec.source
+    if isinstance(source, PathSource):
+        source = PathSource(path=str(loaded.resolve_path(source.path)))
+    elif isinstance(source, GGUFSource):
+        source = GGUFSource(gguf=str(loaded.resolve_path(source.gguf)))
+    else:
+        return spec
+    return spec.model_copy(update={"source": source})
+
+
+def prepare_model(spec: ModelSpec, settings: RunSettings) -> PreparedModel:
+    from audit.models.device import choose_autocast_dtype, choose_device
+    from audit.models.fingerprint import fingerprint
+    from audit.models.load import model_kind
+    from audit.models.resolve import resolve_model
+
+    resolved = resolve_model(spec, cache_dir=settings.cache_dir)
+    device = choose_device(settings.device)
+    autocast = choose_autocast_dtype(spec.dtype, device)
+    dtype = str(autocast).removeprefix("torch.") if autocast is not None else "float32"
+    return PreparedModel(
+        spec=spec,
+        resolved=resolved,
+        model_type=model_kind(resolved, spec),
+        fingerprint=fingerprint(resolved),
+        device=str(device),
+        precision=f"{device.type}/{dtype}",
+    )
+
+
 def prepare(loaded: LoadedSpec, settings: RunSettings, display: Display) -> Prepared:
     """Read datasets and resolve models (downloads, checksums, types), then plan."""
     from audit.data.loader import load_dataset
-    from audit.models.resolve import resolve_model
 
     spec = loaded.spec
     timings: dict[str, float] = {}
@@ -74,22 +114,33 @@ def prepare(loaded: LoadedSpec, settings: RunSettings, display: Display) -> Prep
     display.stage("datasets")
     datasets: dict[str, LoadedDataset] = {}
     for dspec in spec.datasets:
-        datasets[dspec.name] = load_dataset(
-            dspec, data_dir=settings.data_dir, cache_dir=settings.cache_dir
+        ds = load_dataset(
+            dspec,
+            data_dir=settings.data_dir,
+            cache_dir=settings.cache_dir,
+            spec_dir=loaded.path.parent,
         )
-        ds = datasets[dspec.name]
-        display.info(f"{ds.name}: {ds.rows_kept} items from {ds.source}")
+        datasets[dspec.name] = ds
+        skipped = sum(ds.skipped.values())
+        display.info(
+            f"{ds.name}: {ds.rows_kept} items from {ds.source}"
+            + (f" ({skipped} rows skipped: {ds.skipped})" if skipped else "")
+        )
     timings["datasets"] = time.monotonic() - started
 
     started = time.monotonic()
     display.stage("models")
-    resolved: dict[str, ResolvedModel] = {}
+    models: dict[str, PreparedModel] = {}
     for mspec in spec.models:
-        resolved[mspec.id] = resolve_model(mspec, cache_dir=settings.cache_dir)
-        display.info(f"{mspec.id}: {resolved[mspec.id].model_type} LM")
-    timings["resolve_models"] = time.monotonic() - started
-    plan = build_plan(spec, model_types={k: v.model_type for k, v in resolved.items()})
-    return Prepared(loaded, datasets, resolved, plan, timings)
+        models[mspec.id] = prepare_model(_spec_relative(loaded, mspec), settings)
+        prepared = models[mspec.id]
+        display.info(
+            f"{mspec.id}: {prepared.model_type} LM, {prepared.resolved.source}, "
+            f"fingerprint {prepared.fingerprint[:12]}"
+        )
+    timings["models"] = time.monotonic() - started
+    plan = build_plan(spec, model_types={k: v.model_type for k, v in models.items()})
+    return Prepared(loaded, datasets, models, plan, timings)
 
 
 def run_audit(
@@ -108,8 +159,7 @@ def run_audit(
 
     started = time.monotonic()
     display.stage("scoring")
-    model_records: dict[str, ModelRecord] = {}
-    worker = _Worker(prepared, settings, cache, display, model_records)
+    worker = _Worker(prepared, settings, cache, display)
     units = (executor or InProcessExecutor()).run(group_by_model(prepared.plan.units), worker)
     prepared.timings["scoring"] = time.monotonic() - started
 
@@ -121,11 +171,17 @@ def run_audit(
     started = time.monotonic()
     display.stage("measures")
     measurements = compute_measurements(prepared, scores)
+    measurements.extend(compute_corpus_measurements(prepared))
     prepared.timings["measures"] = time.monotonic() - started
 
     from audit.environment import describe_environment
+    from audit.studies import run_studies
 
-    device = next(iter(model_records.values())).device if model_records else "cpu"
+    started = time.monotonic()
+    studies = run_studies(prepared, scores, measurements, display)
+    prepared.timings["studies"] = time.monotonic() - started
+
+    devices = sorted({m.device for m in prepared.models.values()})
     result = AuditResult(
         tool_version=__version__,
         created_at=now(),
@@ -134,62 +190,94 @@ def run_audit(
         spec_sha256=loaded.sha256,
         seed=spec.seed,
         alpha=spec.alpha,
-        models=[model_records[m.id] for m in spec.models if m.id in model_records],
+        models=[_model_record(prepared.models[m.id], settings.cache_dir) for m in spec.models],
         datasets=[_dataset_record(prepared.datasets[d.name]) for d in spec.datasets],
         units=units,
         skipped_units=prepared.plan.skipped,
         measurements=measurements,
-        environment=describe_environment(device),
+        robustness=studies.robustness,
+        correlations=studies.correlations,
+        comparisons=studies.comparisons,
+        environment=describe_environment(", ".join(devices)),
         timings={k: round(v, 3) for k, v in prepared.timings.items()},
     )
     result.write(settings.out_dir / "results.json")
     return RunOutcome(result=result, scores=scores, out_dir=settings.out_dir)
 
 
+def _facts_path(cache_dir: Path, fingerprint: str) -> Path:
+    return cache_dir / "models" / f"{fingerprint}.json"
+
+
 @dataclass
 class _Worker:
-    """Loads one model and runs its units; records what the model was."""
+    """Runs one model's units; loads the model only if a unit has scores missing."""
 
     prepared: Prepared
     settings: RunSettings
     cache: ScoreCache
     display: Display
-    model_records: dict[str, ModelRecord]
 
     def __call__(self, work: ModelWork) -> list[UnitRecord]:
-        from audit.models.load import load_model
-        from audit.scoring.runner import score_unit
+        from audit.scoring.runner import ModelHandle, score_unit
 
-        spec = next(m for m in self.prepared.loaded.spec.models if m.id == work.model)
-        self.display.info(f"loading {work.model}")
-        model = load_model(
-            spec,
-            resolved=self.prepared.resolved[work.model],
-            device=self.settings.device,
-        )
-        self.model_records[work.model] = ModelRecord(
-            id=work.model,
-            source=self.prepared.resolved[work.model].describe(),
-            model_type=model.model_type,
+        model = self.prepared.models[work.model]
+        handle = ModelHandle(
+            model_id=work.model,
             fingerprint=model.fingerprint,
-            n_parameters=sum(p.numel() for p in model.model.parameters()),
-            device=str(model.device),
-            precision=str(model.autocast_dtype).replace("torch.", "")
-            if model.autocast_dtype
-            else "float32",
+            precision=model.precision,
+            load=lambda: self._load(model),
         )
         records = [
             score_unit(
                 unit,
-                model=model,
+                model=handle,
                 dataset=self.prepared.datasets[unit.dataset],
                 cache=self.cache,
                 display=self.display,
             )
             for unit in work.units
         ]
-        del model
+        handle.release()
         return records
+
+    def _load(self, model: PreparedModel) -> Any:
+        from transformers.utils import logging as hf_logging
+
+        from audit.models.load import load_model
+
+        hf_logging.disable_progress_bar()
+        self.display.info(f"loading {model.spec.id} ({model.resolved.source})")
+        loaded = load_model(
+            model.spec,
+            cache_dir=self.settings.cache_dir,
+            device=self.settings.device,
+            progress=self.display.info,
+        )
+        if loaded.fingerprint != model.fingerprint:
+            raise RuntimeError(
+                f"model '{model.spec.id}' changed on disk during the run "
+                f"({model.fingerprint[:12]} -> {loaded.fingerprint[:12]}); run again"
+            )
+        facts = _facts_path(self.settings.cache_dir, model.fingerprint)
+        facts.parent.mkdir(parents=True, exist_ok=True)
+        facts.write_text(json.dumps({"n_parameters": loaded.n_parameters}))
+        self.display.info(f"loaded {model.spec.id} in {loaded.load_seconds:.1f}s")
+        return loaded
+
+
+def _model_record(model: PreparedModel, cache_dir: Path) -> ModelRecord:
+    facts_path = _facts_path(cache_dir, model.fingerprint)
+    facts = json.loads(facts_path.read_text()) if facts_path.exists() else {}
+    return ModelRecord(
+        id=model.spec.id,
+        source=model.resolved.source,
+        model_type=model.model_type,  # type: ignore[arg-type]
+        fingerprint=model.fingerprint,
+        n_parameters=facts.get("n_parameters"),
+        device=model.device,
+        precision=model.precision,
+    )
 
 
 def assemble_scores(prepared: Prepared, cache: ScoreCache) -> pd.DataFrame:
@@ -201,19 +289,31 @@ def assemble_scores(prepared: Prepared, cache: ScoreCache) -> pd.DataFrame:
 
     rows: list[dict[str, Any]] = []
     for unit in prepared.plan.units:
+        model = prepared.models[unit.model]
         rows.extend(
             unit_rows(
                 unit,
                 dataset=prepared.datasets[unit.dataset],
                 cache=cache,
-                fingerprint=prepared.resolved[unit.model].fingerprint,
+                fingerprint=model.fingerprint,
+                precision=model.precision,
             )
         )
     frame = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
+    for column in ("model", "dataset", "scorer", "item_id", "bias_type", "side", "label", "group"):
+        frame[column] = frame[column].astype("string")
     frame["score"] = frame["score"].astype("float64")
     frame["toxicity"] = frame["toxicity"].astype("float64")
     frame["n_tokens"] = frame["n_tokens"].astype("int64")
     return frame
+
+
+def unit_frames(scores: pd.DataFrame) -> dict[tuple[str, str, str], pd.DataFrame]:
+    """The score table split by (model, dataset, scorer label), each re-indexed from 0."""
+    return {
+        (str(k[0]), str(k[1]), str(k[2])): g.reset_index(drop=True)
+        for k, g in scores.groupby(["model", "dataset", "scorer"], sort=False)
+    }
 
 
 def compute_measurements(prepared: Prepared, scores: pd.DataFrame) -> list[Measurement]:
@@ -223,31 +323,61 @@ def compute_measurements(prepared: Prepared, scores: pd.DataFrame) -> list[Measu
 
     spec = prepared.loaded.spec
     out: list[Measurement] = []
-    groups = dict(tuple(scores.groupby(["model", "dataset", "scorer"], sort=False)))
+    frames = unit_frames(scores)
     for task in prepared.plan.measures:
         unit = task.unit
-        frame = groups.get((unit.model, unit.dataset, unit.label))
+        frame = frames.get((unit.model, unit.dataset, unit.label))
         if frame is None:
             continue
         measure = MEASURES.get(task.measure)
-        options = measure.options_model.model_validate(task.options)
         values = measure.compute(
-            frame.reset_index(drop=True),
+            frame,
             scorer=scorer_info(unit.scorer),
-            options=options,
+            options=measure.options_model.model_validate(task.options),
             seed=spec.seed,
             n_bootstrap=spec.bootstrap,
+            alpha=spec.alpha,
         )
-        for value in values:
-            out.append(
-                Measurement(
-                    model=unit.model,
-                    dataset=unit.dataset,
-                    scorer=unit.label,
-                    measure=task.label,
-                    **value.model_dump(),
-                )
+        out.extend(
+            Measurement(
+                model=unit.model,
+                dataset=unit.dataset,
+                scorer=unit.label,
+                measure=task.label,
+                **value.model_dump(),
             )
+            for value in values
+        )
+    return out
+
+
+def compute_corpus_measurements(prepared: Prepared) -> list[Measurement]:
+    """Corpus measures (ILPS): once per audit, paths relative to the spec file."""
+    from audit.measures.catalog import MEASURES
+
+    spec = prepared.loaded.spec
+    out: list[Measurement] = []
+    for task in prepared.plan.corpus_measures:
+        measure = MEASURES.get(task.measure)
+        options = dict(task.options)
+        for key in ("corpus", "male_words", "female_words"):
+            if key in options:
+                options[key] = str(prepared.loaded.resolve_path(str(options[key])))
+        value = measure.compute_corpus(  # type: ignore[attr-defined]
+            options=measure.options_model.model_validate(options),
+            seed=spec.seed,
+            n_bootstrap=spec.bootstrap,
+            alpha=spec.alpha,
+        )
+        out.append(
+            Measurement(
+                model="corpus",
+                dataset=Path(str(options.get("corpus", "corpus"))).name,
+                scorer="word-frequency",
+                measure=task.label,
+                **value.model_dump(),
+            )
+        )
     return out
 
 

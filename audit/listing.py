@@ -79,8 +79,11 @@ def describe_plan(prepared: Prepared) -> str:
     for ds in prepared.datasets.values():
         lines.append(f"  {ds.name}: {ds.shape}, {ds.rows_kept} items ({ds.source})")
     lines.append("Models:")
-    for model_id, resolved in prepared.resolved.items():
-        lines.append(f"  {model_id}: {resolved.model_type} LM, {resolved.describe()}")
+    for model_id, model in prepared.models.items():
+        lines.append(
+            f"  {model_id}: {model.model_type} LM, {model.resolved.source}, "
+            f"fingerprint {model.fingerprint[:12]}, {model.precision}"
+        )
     lines.append("Scoring units (model x dataset x scorer):")
     for unit in prepared.plan.units:
         measures = [t.label for t in prepared.plan.measures if t.unit == unit]

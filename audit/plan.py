@@ -64,10 +64,25 @@ class MeasureTask:
         return loaded
 
 
+@dataclass(frozen=True)
+class CorpusTask:
+    """A measure of a text corpus (ILPS), computed once per audit, not per model."""
+
+    measure: str
+    label: str
+    options_json: str
+
+    @property
+    def options(self) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(self.options_json)
+        return loaded
+
+
 @dataclass
 class Plan:
     units: list[ScoreUnit] = field(default_factory=list)
     measures: list[MeasureTask] = field(default_factory=list)
+    corpus_measures: list[CorpusTask] = field(default_factory=list)
     skipped: list[SkippedUnit] = field(default_factory=list)
 
 
@@ -75,6 +90,15 @@ def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
     """Every applicable (model, dataset, scorer) unit and its measures; what does not apply
     is listed in `skipped` with the reason, never silently dropped."""
     plan = Plan()
+    for mref in spec.measures:
+        if measure_shape(mref.name) == "corpus":
+            plan.corpus_measures.append(
+                CorpusTask(
+                    measure=mref.name,
+                    label=plugin_label(mref),
+                    options_json=json.dumps(mref.options, sort_keys=True),
+                )
+            )
     shapes = {d.name: dataset_shape_of(d) for d in spec.datasets}
     for model in spec.models:
         model_type = model_types[model.id]

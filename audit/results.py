@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from audit.stats.records import ComparisonRecord, CorrelationRecord, RobustnessRecord
+
 RESULTS_VERSION = 1
 
 
@@ -76,7 +78,7 @@ class UnitRecord(Record):
     sentences: int
     computed: int = Field(description="Cache entries computed in this run.")
     cached: int = Field(description="Cache entries reused from earlier runs.")
-    corrupt: int = Field(0, description="Cache entries found corrupt and recomputed.")
+    corrupt: int = Field(default=0, description="Cache entries found corrupt and recomputed.")
     seconds: float
 
 
@@ -112,6 +114,16 @@ class AuditResult(Record):
     units: list[UnitRecord]
     skipped_units: list[SkippedUnit] = Field(default_factory=list)
     measurements: list[Measurement]
+    robustness: list[RobustnessRecord] = Field(
+        default_factory=list, description="Subsampling study per measure x rate (if asked)."
+    )
+    correlations: list[CorrelationRecord] = Field(
+        default_factory=list, description="Correlation of measures across models."
+    )
+    comparisons: list[ComparisonRecord] = Field(
+        default_factory=list,
+        description="Paired comparison of every two models scored alike on the same items.",
+    )
     environment: Environment
     timings: dict[str, float] = Field(description="Seconds per stage.")
 

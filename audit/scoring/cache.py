@@ -130,11 +130,19 @@ class ScoreCache:
         self.root = root
 
     def namespace(
-        self, *, model_fingerprint: str, scorer: ScorerInfo, options: ScorerOptions
+        self,
+        *,
+        model_fingerprint: str,
+        scorer: ScorerInfo,
+        options: ScorerOptions,
+        precision: str = "cpu/float32",
     ) -> ScoreNamespace:
+        """The namespace of one model (fingerprint), scorer (name, version, options) and
+        numeric precision (device type / autocast dtype, e.g. `cuda/bfloat16`)."""
         manifest = {
             "layout": CACHE_LAYOUT,
             "model_fingerprint": model_fingerprint,
+            "precision": precision,
             "scorer": scorer.name,
             "scorer_version": scorer.version,
             "options": options.model_dump(mode="json"),

@@ -8,8 +8,8 @@ back from the cache, never held from the computation.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from audit.data.items import LabelledItem, LoadedDataset, PairItem
@@ -25,6 +25,30 @@ if TYPE_CHECKING:
 
 #: Sentences (or pairs) per cache write.
 CHUNK = 1024
+
+
+@dataclass
+class ModelHandle:
+    """A model known by fingerprint and precision, whose weights load only on first use:
+    a rerun whose scores are all cached never loads a model."""
+
+    model_id: str
+    fingerprint: str
+    precision: str  # "<device type>/<dtype>", part of every cache key
+    load: Callable[[], LoadedModel]
+    _model: LoadedModel | None = field(default=None, repr=False)
+
+    def get(self) -> LoadedModel:
+        if self._model is None:
+            self._model = self.load()
+        return self._model
+
+    @property
+    def is_loaded(self) -> bool:
+        return self._model is not None
+
+    def release(self) -> None:
+        self._model = None
 
 
 @dataclass(frozen=True)
@@ -53,10 +77,15 @@ def unit_jobs(unit: ScoreUnit, dataset: LoadedDataset) -> list[Job]:
     return list(jobs.values())
 
 
-def open_namespace(unit: ScoreUnit, cache: ScoreCache, fingerprint: str) -> ScoreNamespace:
+def open_namespace(
+    unit: ScoreUnit, cache: ScoreCache, *, fingerprint: str, precision: str
+) -> ScoreNamespace:
     options = scorer_options_model(unit.scorer).model_validate(unit.options)
     return cache.namespace(
-        model_fingerprint=fingerprint, scorer=scorer_info(unit.scorer), options=options
+        model_fingerprint=fingerprint,
+        scorer=scorer_info(unit.scorer),
+        options=options,
+        precision=precision,
     )
 
 
@@ -68,24 +97,29 @@ def _chunks(jobs: list[Job], size: int) -> Iterator[list[Job]]:
 def score_unit(
     unit: ScoreUnit,
     *,
-    model: LoadedModel,
+    model: ModelHandle,
     dataset: LoadedDataset,
     cache: ScoreCache,
     display: Display,
 ) -> UnitRecord:
-    """Fill the cache for every entry of `unit` that is not there yet."""
+    """Fill the cache for every entry of `unit` that is not there yet; the model's
+    weights are loaded only if something is missing."""
     started = time.monotonic()
     info = scorer_info(unit.scorer)
-    scorer = SCORERS.get(unit.scorer)
-    options = scorer.options_model.model_validate(unit.options)
-    namespace = open_namespace(unit, cache, model.fingerprint)
+    namespace = open_namespace(
+        unit, cache, fingerprint=model.fingerprint, precision=model.precision
+    )
     try:
         jobs = unit_jobs(unit, dataset)
         found, stats = namespace.get_many(j.key for j in jobs)
         missing = [j for j in jobs if j.key not in found]
         sentences = sum(len(j.texts) for j in missing)
         key = f"{unit.model}/{unit.dataset}/{unit.label}"
-        display.start(key, f"{unit.model} · {unit.dataset} · {unit.label}", sentences)
+        if missing:
+            scorer = SCORERS.get(unit.scorer)
+            options = scorer.options_model.model_validate(unit.options)
+            loaded = model.get()
+            display.start(key, f"{unit.model} · {unit.dataset} · {unit.label}", sentences)
         for chunk in _chunks(missing, CHUNK):
 
             def progress(n: int, key: str = key) -> None:
@@ -93,14 +127,15 @@ def score_unit(
 
             if info.unit == "pair":
                 pairs = [(j.texts[0], j.texts[1]) for j in chunk]
-                scored = scorer.score_pairs(model, pairs, options=options, progress=progress)
+                scored = scorer.score_pairs(loaded, pairs, options=options, progress=progress)
                 entries: dict[str, Entry] = {j.key: s for j, s in zip(chunk, scored, strict=True)}
             else:
                 flat = [j.texts[0] for j in chunk]
-                singles = scorer.score_sentences(model, flat, options=options, progress=progress)
+                singles = scorer.score_sentences(loaded, flat, options=options, progress=progress)
                 entries = {j.key: (s,) for j, s in zip(chunk, singles, strict=True)}
             namespace.put_many(entries)
-        display.finish(key)
+        if missing:
+            display.finish(key)
     finally:
         namespace.close()
     return UnitRecord(
@@ -117,10 +152,15 @@ def score_unit(
 
 
 def unit_rows(
-    unit: ScoreUnit, *, dataset: LoadedDataset, cache: ScoreCache, fingerprint: str
+    unit: ScoreUnit,
+    *,
+    dataset: LoadedDataset,
+    cache: ScoreCache,
+    fingerprint: str,
+    precision: str,
 ) -> list[dict[str, Any]]:
     """The unit's rows of the score table, read from the cache (which must be complete)."""
-    namespace = open_namespace(unit, cache, fingerprint)
+    namespace = open_namespace(unit, cache, fingerprint=fingerprint, precision=precision)
     try:
         jobs = unit_jobs(unit, dataset)
         found, _ = namespace.get_many(j.key for j in jobs)

@@ -34,8 +34,13 @@ def test_namespace_depends_on_every_input_that_changes_a_score(tmp_path: Path) -
         _namespace(tmp_path).folder,
         _namespace(tmp_path, fingerprint="fp2").folder,
         _namespace(tmp_path, compat="reference").folder,
+        ScoreCache(tmp_path)
+        .namespace(
+            model_fingerprint="fp1", scorer=LL, options=CausalOptions(), precision="cuda/bfloat16"
+        )
+        .folder,
     }
-    assert len(folders) == 3
+    assert len(folders) == 4
     assert _namespace(tmp_path).folder in folders  # same inputs, same place
 
 
