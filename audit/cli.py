@@ -141,13 +141,17 @@ def run(
     cache_dir: CacheDirOpt = None,
     device: DeviceOpt = Device.auto,
 ) -> None:
-    """Run an audit: scores, measures, results.json, scores.parquet and the report."""
+    """Run an audit: scores, measures, results.json, scores.parquet and the report.
+
+    Exit code: 0 when every gate passes (or there are none), 3 when any gate fails or
+    is inconclusive, 2 for a user error (spec, data, model source)."""
     from audit.display import make_display
     from audit.engine import RunSettings, run_audit
+    from audit.gates import describe_verdict, evaluate_gates, gate_exit_code
     from audit.report.render import write_reports
     from audit.spec.loader import load_spec
 
-    def action() -> list[Path]:
+    def action() -> tuple[list[Path], int]:
         loaded = load_spec(spec)
         out_dir = out or Path(loaded.spec.report.out_dir or Path("reports") / loaded.spec.name)
         settings = RunSettings(
@@ -161,7 +165,34 @@ def run(
         written = write_reports(
             outcome.result, outcome.out_dir, formats=list(loaded.spec.report.formats)
         )
-        return [outcome.out_dir / "results.json", outcome.out_dir / "scores.parquet", *written]
+        verdicts = evaluate_gates(outcome.result)
+        for verdict in verdicts:
+            typer.echo(describe_verdict(verdict), err=True)
+        paths = [outcome.out_dir / "results.json", outcome.out_dir / "scores.parquet", *written]
+        return paths, gate_exit_code(verdicts)
+
+    paths, code = _user_errors(action)
+    for path in paths:
+        typer.echo(str(path))
+    raise typer.Exit(code)
+
+
+@app.command()
+def compare(
+    baseline: Annotated[Path, typer.Argument(help="results.json of the baseline run.")],
+    candidate: Annotated[Path, typer.Argument(help="results.json of the candidate run.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Output folder (default reports/compare).")
+    ] = None,
+) -> None:
+    """Compare two runs side by side: per measure both values, the paired difference with
+    its CI and test, and better / worse / not distinguishable for the candidate."""
+    from audit.report.compare import compare_runs
+
+    def action() -> list[Path]:
+        return compare_runs(
+            baseline, candidate, out or Path("reports/compare"), formats=["html", "pdf"]
+        )
 
     for path in _user_errors(action):
         typer.echo(str(path))

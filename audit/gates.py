@@ -187,3 +187,16 @@ def gate_exit_code(verdicts: list[GateVerdict]) -> int:
     if all(v.verdict == "PASS" for v in verdicts):
         return 0
     return GATE_FAILURE_EXIT_CODE
+
+
+def describe_verdict(verdict: GateVerdict) -> str:
+    """One line for the terminal: verdict, what was judged, value with CI, and why."""
+    where = "/".join(x for x in (verdict.model, verdict.scorer, verdict.group) if x)
+    value = "no value" if verdict.value is None else f"{verdict.value:.4g}"
+    if verdict.ci_low is not None and verdict.ci_high is not None:
+        value += f" (CI {verdict.ci_low:.4g} to {verdict.ci_high:.4g})"
+    band = describe_band(verdict.low, verdict.high)
+    return (
+        f"gate {verdict.gate_index + 1} {verdict.verdict}: {verdict.measure} on "
+        f"{verdict.dataset} [{where}] = {value}, required {band}: {verdict.reason}"
+    )
