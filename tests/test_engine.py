@@ -99,9 +99,7 @@ def test_pair_scorer_on_sentences_is_skipped_with_a_reason(
     first_run: tuple[RunOutcome, Path],
 ) -> None:
     skipped = first_run[0].result.skipped_units
-    assert [(s.model, s.dataset, s.scorer) for s in skipped] == [
-        ("tiny-bert", "toxigen", "cps")
-    ]
+    assert [(s.model, s.dataset, s.scorer) for s in skipped] == [("tiny-bert", "toxigen", "cps")]
     assert "single sentences" in skipped[0].reason
 
 

@@ -35,7 +35,8 @@ CHROMIUM_FLAGS = [
 def _small_png(source: Path, target: Path, width: int | None = None) -> None:
     image = Image.open(source).convert("RGB")
     if width is not None and image.width > width:
-        image = image.resize((width, round(image.height * width / image.width)), Image.Resampling.LANCZOS)
+        size = (width, round(image.height * width / image.width))
+        image = image.resize(size, Image.Resampling.LANCZOS)
     image.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(target, optimize=True)
 
 

@@ -62,7 +62,7 @@ def test_formula_scores_the_first_word_and_reference_does_not(model: LoadedModel
     )
     words = len(ids) - (1 if adds_bos else 0)
     assert formula.n_tokens == words
-    # SafeNLP leaves the first token unscored: a BOS when the tokenizer adds one, else the first word
+    # SafeNLP leaves the first token unscored: the BOS if the tokenizer adds one, else word 1
     assert reference.n_tokens == len(ids) - 1
     if not adds_bos:
         assert reference.score != pytest.approx(formula.score)
