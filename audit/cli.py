@@ -128,7 +128,10 @@ def plan(
         settings = RunSettings(
             out_dir=Path("."), cache_dir=_cache_dir(cache_dir), data_dir=data_dir
         )
-        return describe_plan(prepare(loaded, settings, make_display()))
+        from audit.scoring.cache import ScoreCache
+
+        prepared = prepare(loaded, settings, make_display())
+        return describe_plan(prepared, ScoreCache(settings.cache_dir))
 
     typer.echo(_user_errors(action))
 

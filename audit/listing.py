@@ -10,6 +10,7 @@ from audit.registry import Registry
 if TYPE_CHECKING:
     from audit.engine import Prepared
     from audit.measures.base import MeasureCard
+    from audit.scoring.cache import ScoreCache
 
 
 def _registry(kind: str) -> Registry[object]:
@@ -73,8 +74,9 @@ def describe_registry(kind: str, *, verbose: bool = False) -> str:
     return "\n".join(lines)
 
 
-def describe_plan(prepared: Prepared) -> str:
-    """What `audit run` would do: datasets, models, units, measures and what is skipped."""
+def describe_plan(prepared: Prepared, cache: ScoreCache | None = None) -> str:
+    """What `audit run` would do: datasets, models, units (with how much of each is
+    already in the score cache), measures, and what is skipped and why."""
     lines = ["Datasets:"]
     for ds in prepared.datasets.values():
         lines.append(f"  {ds.name}: {ds.shape}, {ds.rows_kept} items ({ds.source})")
@@ -87,9 +89,25 @@ def describe_plan(prepared: Prepared) -> str:
     lines.append("Scoring units (model x dataset x scorer):")
     for unit in prepared.plan.units:
         measures = [t.label for t in prepared.plan.measures if t.unit == unit]
+        cached = ""
+        if cache is not None:
+            from audit.scoring.runner import cached_entries
+
+            model = prepared.models[unit.model]
+            total, found = cached_entries(
+                unit,
+                dataset=prepared.datasets[unit.dataset],
+                cache=cache,
+                fingerprint=model.fingerprint,
+                precision=model.precision,
+            )
+            cached = f" [{found}/{total} cached]"
         lines.append(
-            f"  {unit.model} x {unit.dataset} x {unit.label} -> {', '.join(measures) or '-'}"
+            f"  {unit.model} x {unit.dataset} x {unit.label} -> "
+            f"{', '.join(measures) or '-'}{cached}"
         )
+    for task in prepared.plan.corpus_measures:
+        lines.append(f"  corpus measure: {task.label}")
     if prepared.plan.skipped:
         lines.append("Skipped:")
         for skipped in prepared.plan.skipped:

@@ -219,3 +219,21 @@ def unit_rows(
                 }
             )
     return rows
+
+
+def cached_entries(
+    unit: ScoreUnit,
+    *,
+    dataset: LoadedDataset,
+    cache: ScoreCache,
+    fingerprint: str,
+    precision: str,
+) -> tuple[int, int]:
+    """(entries the unit needs, entries already in the cache) — what a run would do."""
+    namespace = open_namespace(unit, cache, fingerprint=fingerprint, precision=precision)
+    try:
+        jobs = unit_jobs(unit, dataset)
+        found, _ = namespace.get_many(j.key for j in jobs)
+    finally:
+        namespace.close()
+    return len(jobs), len(found)
