@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from audit.registry import Registry
 from audit.scoring.base import Scorer, ScorerInfo, ScorerOptions
-from audit.scoring.options import CausalOptions
+from audit.scoring.options import CausalOptions, MaskedOptions, TBSOptions
 
 SCORERS: Registry[Scorer] = Registry("scorer")
 
@@ -53,4 +53,62 @@ _register(
     ),
     "audit.scoring.causal:PPL_SCORER",
     CausalOptions,
+)
+
+_MASKED = frozenset({"masked"})
+
+
+def _masked(
+    name: str, unit: str, higher: bool, aggregation: str, summary: str, target: str
+) -> None:
+    info = ScorerInfo(
+        name=name,
+        model_types=_MASKED,
+        unit=unit,  # type: ignore[arg-type]
+        higher_is_likelier=higher,
+        aggregation=aggregation,  # type: ignore[arg-type]
+        version="1",
+        summary=summary,
+    )
+    _register(info, f"audit.scoring.{target}", MaskedOptions)
+
+
+_masked("pll", "sentence", True, "sum",
+        "Pseudo-log-likelihood: sum of log P(w_i | S with i masked) over non-special tokens.",
+        "masked:PLL_SCORER")  # fmt: skip
+_masked("pppl", "sentence", False, "mean",
+        "Pseudo-perplexity exp(-PLL/n) of a masked LM; lower is likelier.",
+        "masked:PPPL_SCORER")  # fmt: skip
+_masked("cps", "pair", True, "sum",
+        "CrowS-Pairs score: PLL over the tokens both sentences share (difflib alignment).",
+        "masked:CPS_SCORER")  # fmt: skip
+_masked("sss", "pair", True, "mean",
+        "StereoSet score: mean log P of the modified tokens, all masked at once.",
+        "masked:SSS_SCORER")  # fmt: skip
+_masked("aul", "sentence", True, "mean",
+        "All unmasked likelihood: mean log P(w_i | S) on the unmasked sentence.",
+        "masked:AUL_SCORER")  # fmt: skip
+_masked("aula", "sentence", True, "mean",
+        "AUL with each token weighted by the attention it receives.",
+        "masked:AULA_SCORER")  # fmt: skip
+
+
+#: Template-based scorers (TBS): not pair- or sentence-shaped, so they live in their own
+#: registry. Each entry's object has `info`, `options_model` and
+#: `score_templates(model, probes, *, options, progress) -> list[TemplateScore]`.
+TEMPLATE_SCORERS: Registry[object] = Registry("template scorer")
+TEMPLATE_SCORERS.register(
+    "tbs",
+    "audit.scoring.tbs:TBS_SCORER",
+    "Template log-probability bias (Kurita et al. 2019): log P(target | attribute) / prior.",
+    info=ScorerInfo(
+        name="tbs",
+        model_types=_MASKED,
+        unit="sentence",
+        higher_is_likelier=True,
+        aggregation="sum",
+        version="1",
+        summary="log(p_tgt / p_prior) of a target word in a template (Kurita et al. 2019).",
+    ),
+    options=TBSOptions,
 )

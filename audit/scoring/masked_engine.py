@@ -1,0 +1,281 @@
+"""The batched masked-LM engine: every masked copy of every sentence, packed and run once.
+
+`run_masked_copies` takes masked copies (a sentence's ids with some positions replaced
+by the mask token, and the positions and target tokens to read), sorts them by length,
+packs them under a token budget, runs the encoder once per batch, projects to the
+vocabulary only at the read positions, and returns float64 log-probabilities per copy.
+`run_unmasked` does the same for the unmasked sentences (AUL, AULA), optionally with the
+attention each token receives. Results are independent of batch size and order up to
+float32 rounding (tests/scoring/test_masked_exactness.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from audit.models.loaded import LoadedModel
+from audit.scoring.batching import default_token_budget, pack_by_length, use_all_cpu_cores
+from audit.scoring.masked_forward import (
+    eager_attention,
+    gathered_logits,
+    log_probs_of_targets,
+    scoring_mode,
+)
+from audit.scoring.masked_inputs import Encoded
+from audit.scoring.masked_last_layer import supports_last_layer_pruning
+
+
+@dataclass(frozen=True)
+class MaskedCopy:
+    """One forward pass worth of input: a sentence with `masked` positions masked.
+
+    At each position in `reads`, the log-probabilities of the token ids in the matching
+    entry of `targets` are returned (every entry of `targets` has the same length).
+    """
+
+    sentence: int  # index of the sentence the copy belongs to (progress reporting)
+    ids: tuple[int, ...]
+    masked: tuple[int, ...]
+    reads: tuple[int, ...]
+    targets: tuple[tuple[int, ...], ...]
+
+
+@dataclass
+class EngineStats:
+    """Work counters, filled in by the engine when passed one (the benchmark reads them)."""
+
+    forwards: int = 0
+    sequences: int = 0
+    real_tokens: int = 0
+    padded_tokens: int = 0
+    head_rows: int = 0  # positions projected to the vocabulary
+    pruned_forwards: int = 0  # forwards whose last layer ran at the read rows only
+    pruned_tokens: int = 0  # padded tokens of those forwards
+    pruned_rows: int = 0  # read rows of those forwards
+    pruned_attention_tokens_sq: int = 0  # batch * longest^2 of those forwards
+    pruned_row_tokens: int = 0  # read rows * longest of those forwards
+    attention_tokens_sq: int = 0  # sum over batches of batch * longest^2
+
+
+_STATS: ContextVar[EngineStats | None] = ContextVar("masked_engine_stats", default=None)
+
+
+@contextmanager
+def collect_stats() -> Iterator[EngineStats]:
+    """Count the engine's work (forwards, tokens, head rows) inside the `with` block."""
+    stats = EngineStats()
+    token = _STATS.set(stats)
+    try:
+        yield stats
+    finally:
+        _STATS.reset(token)
+
+
+@dataclass(frozen=True)
+class UnmaskedResult:
+    """Per scored (non-special) position of a sentence: log P(w_i | S) and attention a_i."""
+
+    log_probs: np.ndarray  # float64 [n]
+    attention: np.ndarray | None  # float64 [n] when asked for
+
+
+def resolve_token_budget(loaded: LoadedModel, batch_tokens: int | None) -> int:
+    """The given budget, or the device default computed from the model's shape."""
+    if batch_tokens is not None:
+        return batch_tokens
+    config = loaded.model.config
+    hidden = int(getattr(config, "hidden_size", 0) or getattr(config, "dim", 768))
+    layers = int(getattr(config, "num_hidden_layers", 0) or getattr(config, "n_layers", 12))
+    ffn = int(getattr(config, "intermediate_size", 0) or getattr(config, "hidden_dim", 4 * hidden))
+    return default_token_budget(
+        loaded.device, hidden_size=hidden, num_layers=layers, intermediate_size=ffn
+    )
+
+
+class _Progress:
+    """Turns finished copies into `progress(n sentences)` calls, one per batch."""
+
+    def __init__(self, copies_per_sentence: np.ndarray, progress: Callable[[int], None]) -> None:
+        self.remaining = copies_per_sentence.copy()
+        self.progress = progress
+        self.pending = int((self.remaining == 0).sum())  # sentences with nothing to run
+
+    def finish(self, sentences: np.ndarray) -> None:
+        np.subtract.at(self.remaining, sentences, 1)
+        done = int((self.remaining[np.unique(sentences)] == 0).sum()) + self.pending
+        self.pending = 0
+        if done:
+            self.progress(done)
+
+    def flush(self) -> None:
+        """Report sentences that needed no forward pass, if no batch reported them."""
+        if self.pending:
+            self.progress(self.pending)
+            self.pending = 0
+
+
+def _pad_batch(
+    sequences: Sequence[tuple[int, ...]], pad_id: int, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor, int]:
+    longest = max(len(s) for s in sequences)
+    ids = np.full((len(sequences), longest), pad_id, dtype=np.int64)
+    attention = np.zeros((len(sequences), longest), dtype=np.int64)
+    for row, seq in enumerate(sequences):
+        ids[row, : len(seq)] = seq
+        attention[row, : len(seq)] = 1
+    return torch.from_numpy(ids).to(device), torch.from_numpy(attention).to(device), longest
+
+
+def _count(stats: EngineStats | None, batch: Sequence[tuple[int, ...]], longest: int) -> None:
+    if stats is None:
+        return
+    stats.forwards += 1
+    stats.sequences += len(batch)
+    stats.real_tokens += sum(len(s) for s in batch)
+    stats.padded_tokens += len(batch) * longest
+    stats.attention_tokens_sq += len(batch) * longest * longest
+
+
+def run_masked_copies(
+    loaded: LoadedModel,
+    copies: Sequence[MaskedCopy],
+    *,
+    n_sentences: int,
+    mask_id: int,
+    batch_tokens: int | None,
+    autocast: bool,
+    progress: Callable[[int], None],
+) -> list[np.ndarray]:
+    """float64 log-probabilities [len(reads), len(targets[0])] for every copy, in order."""
+    use_all_cpu_cores()
+    stats = _STATS.get()
+    device = loaded.device
+    pad_id = loaded.tokenizer.pad_token_id
+    pad_id = mask_id if pad_id is None else int(pad_id)
+    per_sentence = np.bincount(
+        np.array([c.sentence for c in copies], dtype=np.int64), minlength=n_sentences
+    )
+    tracker = _Progress(per_sentence, progress)
+    results: list[np.ndarray] = [np.empty((0, 0))] * len(copies)
+    budget = resolve_token_budget(loaded, batch_tokens)
+    can_prune = supports_last_layer_pruning(loaded.model)
+    with scoring_mode(loaded, autocast=autocast):
+        for batch in pack_by_length([len(c.ids) for c in copies], budget):
+            members = [copies[i] for i in batch]
+            ids, attention, longest = _pad_batch([c.ids for c in members], pad_id, device)
+            _count(stats, [c.ids for c in members], longest)
+            mask_rows = [r for r, c in enumerate(members) for _ in c.masked]
+            mask_cols = [p for c in members for p in c.masked]
+            ids[mask_rows, mask_cols] = mask_id
+            n_reads = [len(c.reads) for c in members]
+            width = max((len(t) for c in members for t in c.targets), default=1)
+            targets = np.zeros((sum(n_reads), width), dtype=np.int64)
+            read_rows: list[int] = []
+            read_cols: list[int] = []
+            r = 0
+            for row, copy in enumerate(members):
+                for pos, wanted in zip(copy.reads, copy.targets, strict=True):
+                    read_rows.append(row)
+                    read_cols.append(pos)
+                    targets[r, : len(wanted)] = wanted
+                    r += 1
+            # Pruning copies keys and values per read row: worth it for few reads.
+            prune = can_prune and r <= 2 * len(members)
+            if stats is not None:
+                stats.head_rows += r
+                stats.pruned_forwards += int(prune)
+                if prune:
+                    stats.pruned_tokens += len(members) * longest
+                    stats.pruned_rows += r
+                    stats.pruned_attention_tokens_sq += len(members) * longest * longest
+                    stats.pruned_row_tokens += r * longest
+            logits, _ = gathered_logits(
+                loaded.model,
+                ids,
+                attention,
+                torch.tensor(read_rows, device=device),
+                torch.tensor(read_cols, device=device),
+                prune_last_layer=prune,
+            )
+            scores = log_probs_of_targets(logits, torch.from_numpy(targets).to(device))
+            host = scores.to("cpu", torch.float64).numpy()  # the one sync of the batch
+            start = 0
+            for index, copy, count in zip(batch, members, n_reads, strict=True):
+                k = len(copy.targets[0]) if copy.targets else 0
+                results[index] = host[start : start + count, :k]
+                start += count
+            tracker.finish(np.array([c.sentence for c in members], dtype=np.int64))
+    tracker.flush()
+    return results
+
+
+def run_unmasked(
+    loaded: LoadedModel,
+    sentences: Sequence[Encoded],
+    *,
+    with_attention: bool,
+    batch_tokens: int | None,
+    autocast: bool,
+    progress: Callable[[int], None],
+) -> list[UnmaskedResult]:
+    """log P(w_i | S) at every scored position, one batched forward per group of sentences.
+
+    With `with_attention`, also a_i: the attention position i receives, averaged over
+    layers, heads and the sentence's own query positions (specials included, padding
+    excluded), as AULA defines it.
+    """
+    use_all_cpu_cores()
+    stats = _STATS.get()
+    device = loaded.device
+    pad_id = loaded.tokenizer.pad_token_id
+    pad_id = 0 if pad_id is None else int(pad_id)
+    results: list[UnmaskedResult] = [UnmaskedResult(np.empty(0), None)] * len(sentences)
+    budget = resolve_token_budget(loaded, batch_tokens)
+    model = loaded.model
+    attention_kernel = eager_attention(model) if with_attention else nullcontext()
+    with scoring_mode(loaded, autocast=autocast), attention_kernel:
+        for batch in pack_by_length([len(s.ids) for s in sentences], budget):
+            members = [sentences[i] for i in batch]
+            ids, attention, longest = _pad_batch([s.ids for s in members], pad_id, device)
+            _count(stats, [s.ids for s in members], longest)
+            rows = [r for r, s in enumerate(members) for _ in s.scored_positions]
+            cols = [p for s in members for p in s.scored_positions]
+            if stats is not None:
+                stats.head_rows += len(rows)
+            row_t = torch.tensor(rows, device=device)
+            col_t = torch.tensor(cols, device=device)
+            logits, attentions = gathered_logits(
+                model, ids, attention, row_t, col_t, output_attentions=with_attention
+            )
+            scores = log_probs_of_targets(logits, ids[row_t, col_t].unsqueeze(1))[:, 0]
+            host = scores.to("cpu", torch.float64).numpy()
+            received: np.ndarray | None = None
+            if attentions is not None:
+                weights = _attention_received(attentions, attention)[row_t, col_t]
+                received = weights.to("cpu", torch.float64).numpy()
+            start = 0
+            for index, sentence in zip(batch, members, strict=True):
+                n = len(sentence.scored_positions)
+                att = None if received is None else received[start : start + n]
+                results[index] = UnmaskedResult(host[start : start + n], att)
+                start += n
+            progress(len(batch))
+    return results
+
+
+def _attention_received(
+    attentions: tuple[torch.Tensor, ...], attention_mask: torch.Tensor
+) -> torch.Tensor:
+    """[B, T]: attention each key position receives, mean over layers, heads, real queries."""
+    total = torch.stack([layer.float().sum(dim=1) for layer in attentions]).sum(dim=0)
+    query_mask = attention_mask.to(total.dtype).unsqueeze(-1)  # [B, T, 1]
+    per_key = (total * query_mask).sum(dim=1)  # [B, T]
+    heads = attentions[0].shape[1]
+    n_queries = attention_mask.sum(dim=1, keepdim=True).to(total.dtype)
+    return per_key / (len(attentions) * heads * n_queries)

@@ -1,0 +1,137 @@
+"""Bad input to the masked-LM scorers gets a clear error; the catalog stays torch-free."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import pytest
+
+from audit.errors import AuditUserError
+from audit.scoring.catalog import SCORERS, TEMPLATE_SCORERS, scorer_info, scorer_options_model
+from audit.scoring.masked import AUL_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
+from audit.scoring.masked_inputs import ScoringInputError
+from audit.scoring.options import CausalOptions, MaskedOptions, TBSOptions
+from tests.scoring.tiny_models import loaded, tiny_bert, tiny_gpt2, tiny_roberta
+
+MASKED_NAMES = ("pll", "pppl", "cps", "sss", "aul", "aula")
+
+
+def _none(_n: int) -> None:
+    return None
+
+
+@pytest.mark.parametrize("scorer", [CPS_SCORER, SSS_SCORER])
+def test_pair_scorers_refuse_single_sentences(scorer: object) -> None:
+    with pytest.raises(ScoringInputError, match="pair datasets only"):
+        scorer.score_sentences(  # type: ignore[attr-defined]
+            loaded(tiny_bert()), ["He is a nurse."], options=MaskedOptions(), progress=_none
+        )
+
+
+def test_causal_model_is_refused() -> None:
+    with pytest.raises(ScoringInputError, match=r"needs a masked language model.*causal"):
+        PLL_SCORER.score_sentences(
+            loaded(tiny_gpt2()), ["He is a nurse."], options=MaskedOptions(), progress=_none
+        )
+
+
+def test_too_long_sentence_names_its_index_and_length() -> None:
+    long_text = " ".join(["nurse"] * 200)
+    with pytest.raises(ScoringInputError, match=r"sentence 1 is 202 tokens long.*128"):
+        AUL_SCORER.score_sentences(
+            loaded(tiny_bert()), ["fine.", long_text], options=MaskedOptions(), progress=_none
+        )
+
+
+def test_roberta_limit_accounts_for_position_offset() -> None:
+    # max_position_embeddings 130 with padding index 1: 128 tokens fit, 129 do not.
+    tiny = tiny_roberta()
+    ok = " nurse" * 126
+    assert len(tiny.tokenizer(ok)["input_ids"]) == 128
+    AUL_SCORER.score_sentences(loaded(tiny), [ok], options=MaskedOptions(), progress=_none)
+    with pytest.raises(ScoringInputError, match="129 tokens"):
+        AUL_SCORER.score_sentences(
+            loaded(tiny), [ok + " nurse"], options=MaskedOptions(), progress=_none
+        )
+
+
+def test_empty_sentence_is_an_error() -> None:
+    with pytest.raises(ScoringInputError, match=r"sentence 0 has no tokens to score"):
+        PLL_SCORER.score_sentences(
+            loaded(tiny_bert()), [""], options=MaskedOptions(), progress=_none
+        )
+
+
+def test_tokenizer_without_mask_token() -> None:
+    tiny = tiny_bert()
+    model = loaded(tiny)
+    model.tokenizer = tiny_gpt2().tokenizer
+    with pytest.raises(ScoringInputError, match="has no mask token"):
+        PLL_SCORER.score_sentences(model, ["He"], options=MaskedOptions(), progress=_none)
+
+
+def test_wrong_options_type() -> None:
+    with pytest.raises(TypeError, match="MaskedOptions"):
+        PLL_SCORER.score_sentences(
+            loaded(tiny_bert()), ["He"], options=CausalOptions(), progress=_none
+        )
+
+
+def test_identical_pair_gives_nan_sss_and_zero_token_cps() -> None:
+    pairs = [("He is a nurse.", "He is a nurse.")]
+    (st, at), = SSS_SCORER.score_pairs(loaded(tiny_bert()), pairs, options=MaskedOptions(),
+                                       progress=_none)  # fmt: skip
+    assert math.isnan(st.score) and st.n_tokens == 0 and at.n_tokens == 0
+    (cst, _cat), = CPS_SCORER.score_pairs(loaded(tiny_bert()), [("She", "He")],
+                                         options=MaskedOptions(), progress=_none)  # fmt: skip
+    assert cst.score == 0.0 and cst.n_tokens == 0
+
+
+def test_empty_input_calls_nothing() -> None:
+    calls: list[int] = []
+    assert CPS_SCORER.score_pairs(loaded(tiny_bert()), [], options=MaskedOptions(),
+                                  progress=calls.append) == []  # fmt: skip
+    assert calls == []
+
+
+def test_options_validation() -> None:
+    with pytest.raises(ValueError, match="batch_tokens"):
+        MaskedOptions(batch_tokens=0)
+    with pytest.raises(ValueError, match="extra"):
+        MaskedOptions(batch_size=3)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match=r"\[TARGET\] and \[ATTRIBUTE\] exactly once"):
+        TBSOptions(templates=("[TARGET] is here.",))
+    assert frozenset({"batch_tokens"}) == MaskedOptions.RUNTIME_FIELDS
+
+
+@pytest.mark.parametrize("name", MASKED_NAMES)
+def test_catalog_entries(name: str) -> None:
+    info = scorer_info(name)
+    assert info.model_types == frozenset({"masked"})
+    assert info.name == name
+    assert scorer_options_model(name) is MaskedOptions
+    scorer = SCORERS.get(name)
+    assert scorer.info is info
+    assert info.unit == ("pair" if name in {"cps", "sss"} else "sentence")
+    assert info.higher_is_likelier == (name != "pppl")
+
+
+def test_tbs_is_a_template_scorer() -> None:
+    tbs = TEMPLATE_SCORERS.get("tbs")
+    assert tbs.options_model is TBSOptions  # type: ignore[attr-defined]
+    assert "tbs" not in SCORERS
+
+
+def test_catalog_does_not_import_torch() -> None:
+    code = (
+        "import sys, audit.scoring.catalog as c; c.scorer_info('cps'); "
+        "c.TEMPLATE_SCORERS.entry('tbs'); print('torch' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_errors_are_user_errors() -> None:
+    assert issubclass(ScoringInputError, AuditUserError)
