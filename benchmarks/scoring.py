@@ -12,7 +12,6 @@ writes benchmarks/results/scoring_<device>.json.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import csv
 import difflib
 import json
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from common import matmul_peak, peak_rss_mb, peak_rss_reset
 
 from audit.models.loaded import LoadedModel
 from audit.scoring import masked_engine
@@ -57,32 +57,6 @@ def load_minilm() -> LoadedModel:
     model = BertForMaskedLM.from_pretrained(MODEL_DIR).eval()
     tokenizer = AutoTokenizer.from_pretrained(MODEL_DIR)
     return LoadedModel("minilm-mlm", "masked", model, tokenizer, torch.device("cpu"), None, "")
-
-
-def matmul_peak(size: int = 2048, repeats: int = 10) -> float:
-    """Best float32 FLOP/s of a square matmul, all threads."""
-    a, b = torch.randn(size, size), torch.randn(size, size)
-    for _ in range(3):
-        torch.mm(a, b)
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        torch.mm(a, b)
-        best = min(best, time.perf_counter() - start)
-    return 2 * size**3 / best
-
-
-def peak_rss_reset() -> None:
-    """Reset VmHWM (Linux) so the next read is the peak of what follows."""
-    with contextlib.suppress(OSError):
-        Path("/proc/self/clear_refs").write_text("5")
-
-
-def peak_rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def engine_flops(stats: EngineStats, model: Any) -> float:

@@ -25,3 +25,24 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"../shared not found at {SHARED} (set AUDIT_SHARED_DIR)")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def real_cache() -> Path:
+    """Cache for the slow tier's real models (pip wheels, unpacked GGUF files), kept
+    between runs: $AUDIT_TEST_CACHE, default ~/.cache/bias-audit-tests."""
+    default = Path.home() / ".cache" / "bias-audit-tests"
+    return Path(os.environ.get("AUDIT_TEST_CACHE", default))
+
+
+@pytest.fixture(scope="session")
+def minilm_dir(shared_dir: Path, real_cache: Path) -> Path:
+    """The small trained masked LM, built once by ../shared/models/minilm_mlm/build.py."""
+    import subprocess
+    import sys
+
+    out = real_cache / "minilm-mlm"
+    if not (out / "config.json").exists():
+        build = shared_dir / "models" / "minilm_mlm" / "build.py"
+        subprocess.run([sys.executable, str(build), str(out)], check=True)
+    return out

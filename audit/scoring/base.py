@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
@@ -24,7 +24,15 @@ class ScorerOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    #: Options that change how fast scores are computed, never their values; they are
+    #: left out of cache keys.
+    RUNTIME_FIELDS: ClassVar[frozenset[str]] = frozenset()
+
     compat: Literal["formula", "reference"] = "formula"
+
+    def cache_identity(self) -> dict[str, object]:
+        """The options that can change a score, as JSON-ready data."""
+        return self.model_dump(mode="json", exclude=set(self.RUNTIME_FIELDS))
 
 
 @dataclass(frozen=True)

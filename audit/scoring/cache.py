@@ -145,7 +145,7 @@ class ScoreCache:
             "precision": precision,
             "scorer": scorer.name,
             "scorer_version": scorer.version,
-            "options": options.model_dump(mode="json"),
+            "options": options.cache_identity(),
         }
         key = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()
         return ScoreNamespace(self.root / "scores" / key[:2] / key, manifest)

@@ -79,3 +79,18 @@ def test_unreadable_database_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
     assert list(ns.folder.glob("scores.corrupt-*.sqlite"))
     ns.put_many({text_key(["s"]): (SentenceScore(-1.0, 1),)})
     assert ns.get_many([text_key(["s"])])[0][text_key(["s"])][0].score == -1.0
+
+
+def test_runtime_only_options_share_the_namespace(tmp_path: Path) -> None:
+    from audit.scoring.options import MaskedOptions
+
+    cps = scorer_info("cps")
+    cache = ScoreCache(tmp_path)
+    small = cache.namespace(model_fingerprint="f", scorer=cps, options=MaskedOptions())
+    large = cache.namespace(
+        model_fingerprint="f", scorer=cps, options=MaskedOptions(batch_tokens=8192)
+    )
+    reference = cache.namespace(
+        model_fingerprint="f", scorer=cps, options=MaskedOptions(compat="reference")
+    )
+    assert small.folder == large.folder != reference.folder

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import csv
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,18 +16,14 @@ from audit.scoring.tbs import load_bolukbasi_professions, target_probabilities
 from tests.scoring import reference
 
 pytestmark = pytest.mark.slow
-MODEL_DIR = Path("~/.cache/bias-fixtures/minilm-mlm").expanduser()
 
 
 @pytest.fixture(scope="module")
-def minilm(shared_dir: Path) -> LoadedModel:
+def minilm(minilm_dir: Path) -> LoadedModel:
     from transformers import AutoTokenizer, BertForMaskedLM
 
-    if not (MODEL_DIR / "config.json").exists():
-        build = shared_dir / "models" / "minilm_mlm" / "build.py"
-        subprocess.run([sys.executable, str(build), str(MODEL_DIR)], check=True)
-    model = BertForMaskedLM.from_pretrained(MODEL_DIR).eval()
-    tokenizer = AutoTokenizer.from_pretrained(MODEL_DIR)
+    model = BertForMaskedLM.from_pretrained(minilm_dir).eval()
+    tokenizer = AutoTokenizer.from_pretrained(minilm_dir)
     return LoadedModel("minilm-mlm", "masked", model, tokenizer, torch.device("cpu"), None, "")
 
 
