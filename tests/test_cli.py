@@ -112,3 +112,47 @@ def test_run_with_a_missing_model_directory_is_a_user_error(tmp_path: Path) -> N
     result = runner.invoke(app, ["run", str(spec), "--cache-dir", str(tmp_path / "c")])
     assert result.exit_code == 2
     assert "nowhere" in result.output and "Traceback" not in result.output
+
+
+def test_compare_two_runs(tmp_path: Path) -> None:
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    for name in ("a", "b"):
+        result = runner.invoke(
+            app,
+            ["run", str(spec), "--out", str(tmp_path / name), "--cache-dir", str(tmp_path / "c")],
+        )
+        assert result.exit_code == 0, result.output
+    out = tmp_path / "cmp"
+    result = runner.invoke(
+        app,
+        ["compare", str(tmp_path / "a/results.json"), str(tmp_path / "b/results.json"),
+         "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert (out / "comparison.html").is_file() and (out / "comparison.pdf").is_file()
+    html = (out / "comparison.html").read_text()
+    assert "bias_score" in html or "Bias score" in html
+
+
+def test_ilps_of_a_corpus_from_the_spec(tmp_path: Path, shared_data: Path) -> None:
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    (tmp_path / "corpus.txt").write_text(
+        "he said his father was a king .\nshe said her mother was a queen .\nhe is a man .\n"
+    )
+    words = shared_data / "wordlists"
+    text = spec.read_text().replace(
+        "measures: [bias_score]",
+        "measures: [bias_score, {name: ilps, corpus: corpus.txt, "
+        f"male_words: {words / 'gn_glove_male.txt'}, "
+        f"female_words: {words / 'gn_glove_female.txt'}}}]",
+    )
+    spec.write_text(text)
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
+    )
+    assert result.exit_code == 0, result.output
+    measurements = json.loads((out / "results.json").read_text())["measurements"]
+    (ilps,) = [m for m in measurements if m["measure"].startswith("ilps")]
+    assert ilps["dataset"] == "corpus.txt" and ilps["model"] == "corpus"
+    assert ilps["status"] == "ok" and ilps["value"] < 0  # more male words than female

@@ -105,6 +105,11 @@ def causal_log_likelihoods(
     return [r for r in results if r is not None]
 
 
+#: Rows of hidden states projected to the vocabulary at a time: the [rows x vocab]
+#: logits stay small enough to live in cache instead of a fresh multi-GB temporary.
+HEAD_CHUNK_ROWS = 128
+
+
 def _score_batch(
     model: LoadedModel, batch_ids: list[list[int]], context: int, pad_id: int
 ) -> list[SentenceScore]:
@@ -118,31 +123,83 @@ def _score_batch(
         attention[row, : len(seq)] = 1
     input_ids = input_ids.to(model.device)
     attention = attention.to(model.device)
-    logits = _forward_logits(model, input_ids, attention)
     # Position t predicts token t+1; only real tokens at or after `context` are targets.
-    targets = input_ids[:, 1:]
-    shifted = logits[:, :-1].float()  # log-softmax in float32 even under autocast
-    log_norm = torch.logsumexp(shifted, dim=-1)
-    target_logits = shifted.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-    token_lp = (target_logits - log_norm).double()
     positions = torch.arange(1, width, device=input_ids.device).unsqueeze(0)
     scored = (attention[:, 1:] == 1) & (positions >= context)
-    sums = (token_lp * scored).sum(dim=1).cpu().tolist()
+    rows, cols = scored.nonzero(as_tuple=True)
+    targets = input_ids[:, 1:][rows, cols]
+    token_lp = _target_log_probs(model, input_ids, attention, rows, cols, targets)
+    sums = torch.zeros(len(batch_ids), dtype=torch.float64, device=token_lp.device)
+    sums.index_add_(0, rows, token_lp.double())
     counts = scored.sum(dim=1).cpu().tolist()
-    return [SentenceScore(float(s), int(n)) for s, n in zip(sums, counts, strict=True)]
+    return [
+        SentenceScore(float(s), int(n)) for s, n in zip(sums.cpu().tolist(), counts, strict=True)
+    ]
 
 
-def _forward_logits(
-    model: LoadedModel, input_ids: torch.Tensor, attention: torch.Tensor
+def _head_is_plain(model: LoadedModel) -> bool:
+    """True when the LM's logits are just its output embedding applied to the final
+    hidden states (no soft-capping or scaling), so the head can run on chosen rows."""
+    config = model.model.config
+    extra = ("final_logit_softcapping", "logit_scale", "output_mult")
+    text_config = getattr(config, "text_config", None)
+    for cfg in (config, text_config):
+        if cfg is not None and any(
+            getattr(cfg, name, None) not in (None, 1, 1.0) for name in extra
+        ):
+            return False
+    return model.model.get_output_embeddings() is not None and hasattr(model.model, "base_model")
+
+
+def _target_log_probs(
+    model: LoadedModel,
+    input_ids: torch.Tensor,
+    attention: torch.Tensor,
+    rows: torch.Tensor,
+    cols: torch.Tensor,
+    targets: torch.Tensor,
 ) -> torch.Tensor:
+    """log P(target) at each (row, col) prediction position, float32 log-normaliser."""
     import torch
 
-    if model.autocast_dtype is not None:
-        with torch.autocast(device_type=model.device.type, dtype=model.autocast_dtype):
+    if not _head_is_plain(model):
+        logits = _forward(model, input_ids, attention, full=True)[rows, cols].float()
+        return logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(
+            logits, dim=-1
+        )
+    hidden = _forward(model, input_ids, attention, full=False)[rows, cols]
+    head = model.model.get_output_embeddings()
+    out = torch.empty(len(targets), dtype=torch.float32, device=hidden.device)
+    for start in range(0, len(targets), HEAD_CHUNK_ROWS):
+        chunk = slice(start, start + HEAD_CHUNK_ROWS)
+        # float32 head even under autocast: hidden states are cast up, never the weights down
+        logits = head(hidden[chunk].to(head.weight.dtype)).float()
+        target_logit = logits.gather(-1, targets[chunk].unsqueeze(-1)).squeeze(-1)
+        out[chunk] = target_logit - torch.logsumexp(logits, dim=-1)
+    return out
+
+
+def _forward(
+    model: LoadedModel, input_ids: torch.Tensor, attention: torch.Tensor, *, full: bool
+) -> torch.Tensor:
+    """Logits of the whole model (`full`), or the final hidden states of its base model."""
+    import contextlib
+
+    import torch
+
+    autocast = (
+        torch.autocast(device_type=model.device.type, dtype=model.autocast_dtype)
+        if model.autocast_dtype is not None
+        else contextlib.nullcontext()
+    )
+    with autocast:
+        if full:
             out = model.model(input_ids=input_ids, attention_mask=attention, use_cache=False)
-    else:
-        out = model.model(input_ids=input_ids, attention_mask=attention, use_cache=False)
-    return out.logits
+            return out.logits
+        base = model.model.base_model(
+            input_ids=input_ids, attention_mask=attention, use_cache=False
+        )
+        return base.last_hidden_state
 
 
 class CausalScorer:

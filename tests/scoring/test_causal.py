@@ -123,3 +123,28 @@ def test_batches_respect_the_token_budget_and_cover_every_item() -> None:
     assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
     for batch in batches:
         assert len(batch) == 1 or max(lengths[i] for i in batch) * len(batch) <= 40
+
+
+def test_full_logits_path_equals_the_chunked_head(
+    model: LoadedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Models whose logits are more than the output embedding (soft-capping, scaling)
+    take the full-logits path; both paths give the naive reference's numbers."""
+    options = CausalOptions()
+    chunked = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    monkeypatch.setattr(causal, "HEAD_CHUNK_ROWS", 3)  # many chunks, ragged last one
+    small_chunks = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    monkeypatch.setattr(causal, "_head_is_plain", lambda m: False)
+    full = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    for a, b, c in zip(chunked, small_chunks, full, strict=True):
+        assert a.score == pytest.approx(c.score, abs=1e-5)
+        assert b.score == pytest.approx(c.score, abs=1e-5)
+
+
+def test_soft_capped_logits_are_not_taken_through_the_chunked_head(model: LoadedModel) -> None:
+    assert causal._head_is_plain(model)
+    model.model.config.final_logit_softcapping = 30.0
+    try:
+        assert not causal._head_is_plain(model)
+    finally:
+        model.model.config.final_logit_softcapping = None
