@@ -12,16 +12,7 @@ from typing import Any
 from audit.measures.catalog import measure_shape
 from audit.results import SkippedUnit
 from audit.scoring.catalog import scorer_info
-from audit.spec.models import AuditSpec, DatasetSpec, PluginRef
-
-
-def plugin_label(ref: PluginRef) -> str:
-    """How a scorer or measure is named in tables: `ll`, or `ll[compat=reference]`."""
-    options = ref.options
-    if not options:
-        return ref.name
-    inner = ",".join(f"{k}={options[k]}" for k in sorted(options))
-    return f"{ref.name}[{inner}]"
+from audit.spec.models import AuditSpec, DatasetSpec
 
 
 def dataset_shape_of(spec: DatasetSpec) -> str:
@@ -95,7 +86,7 @@ def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
             plan.corpus_measures.append(
                 CorpusTask(
                     measure=mref.name,
-                    label=plugin_label(mref),
+                    label=mref.label,
                     options_json=json.dumps(mref.options, sort_keys=True),
                 )
             )
@@ -105,7 +96,7 @@ def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
         refs = spec.scorers.masked if model_type == "masked" else spec.scorers.causal
         for ref in refs:
             info = scorer_info(ref.name)
-            label = plugin_label(ref)
+            label = ref.label
             for dataset in spec.datasets:
                 shape = shapes[dataset.name]
                 if model_type not in info.model_types:
@@ -135,7 +126,7 @@ def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
                         MeasureTask(
                             unit=unit,
                             measure=mref.name,
-                            label=plugin_label(mref),
+                            label=mref.label,
                             options_json=json.dumps(mref.options, sort_keys=True),
                         )
                     )

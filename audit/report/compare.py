@@ -70,12 +70,11 @@ def match_models(baseline: AuditResult, candidate: AuditResult) -> list[tuple[st
 
 def _measure_options(result: AuditResult) -> dict[str, tuple[str, dict[str, Any]]]:
     """Measure label -> (name, options), from the run's spec."""
-    from audit.plan import plugin_label
 
     out: dict[str, tuple[str, dict[str, Any]]] = {}
     for raw in result.spec.get("measures", []):
         ref = PluginRef.model_validate({"name": raw} if isinstance(raw, str) else raw)
-        out[plugin_label(ref)] = (ref.name, ref.options)
+        out[ref.label] = (ref.name, ref.options)
     return out
 
 

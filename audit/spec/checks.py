@@ -103,9 +103,9 @@ def check_scorers(scorers: ScorerSelection) -> list[Finding]:
                     )
                 )
                 continue
-            if ref.name in seen:
-                findings.append(Finding((*loc, "name"), f"scorer '{ref.name}' is listed twice"))
-            seen.add(ref.name)
+            if ref.label in seen:
+                findings.append(Finding((*loc, "name"), f"scorer '{ref.label}' is listed twice"))
+            seen.add(ref.label)
             findings += check_options(
                 ref.options,
                 scorer_options_model(ref.name),
@@ -124,9 +124,9 @@ def check_measures(measures: Items[PluginRef]) -> list[Finding]:
         if ref.name not in MEASURES:
             findings.append(_unknown("measure", ref.name, loc, MEASURES.names()))
             continue
-        if ref.name in seen:
-            findings.append(Finding((*loc, "name"), f"measure '{ref.name}' is listed twice"))
-        seen.add(ref.name)
+        if ref.label in seen:
+            findings.append(Finding((*loc, "name"), f"measure '{ref.label}' is listed twice"))
+        seen.add(ref.label)
         findings += check_options(
             ref.options, measure_options_model(ref.name), loc=loc, what=f"measure '{ref.name}'"
         )

@@ -228,6 +228,15 @@ class PluginRef(BaseModel):
     def options(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
 
+    @property
+    def label(self) -> str:
+        """How tables name it: `ll`, or with its options `ll[compat=reference]`. The same
+        plug-in may be listed more than once with different options."""
+        options = self.options
+        if not options:
+            return self.name
+        return f"{self.name}[{','.join(f'{k}={options[k]}' for k in sorted(options))}]"
+
 
 def plugin_ref(value: Any) -> Any:
     """The shorthand `jss` -> `{name: jss}`; anything else unchanged."""
