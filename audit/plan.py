@@ -24,8 +24,19 @@ def dataset_shape_of(spec: DatasetSpec) -> str:
     return dataset_shape(spec.name)
 
 
+class _OptionsFromJson:
+    """Options kept as sorted-key JSON (hashable, serialisable), read back as a dict."""
+
+    options_json: str
+
+    @property
+    def options(self) -> dict[str, Any]:
+        loaded: dict[str, Any] = json.loads(self.options_json)
+        return loaded
+
+
 @dataclass(frozen=True)
-class ScoreUnit:
+class ScoreUnit(_OptionsFromJson):
     """Score every sentence of one dataset with one scorer on one model."""
 
     model: str
@@ -34,14 +45,9 @@ class ScoreUnit:
     label: str  # name in tables, with options
     options_json: str  # the scorer options as given, JSON (sorted keys)
 
-    @property
-    def options(self) -> dict[str, Any]:
-        loaded: dict[str, Any] = json.loads(self.options_json)
-        return loaded
-
 
 @dataclass(frozen=True)
-class MeasureTask:
+class MeasureTask(_OptionsFromJson):
     """Compute one measure on one unit's scores."""
 
     unit: ScoreUnit
@@ -49,24 +55,14 @@ class MeasureTask:
     label: str
     options_json: str
 
-    @property
-    def options(self) -> dict[str, Any]:
-        loaded: dict[str, Any] = json.loads(self.options_json)
-        return loaded
-
 
 @dataclass(frozen=True)
-class CorpusTask:
+class CorpusTask(_OptionsFromJson):
     """A measure of a text corpus (ILPS), computed once per audit, not per model."""
 
     measure: str
     label: str
     options_json: str
-
-    @property
-    def options(self) -> dict[str, Any]:
-        loaded: dict[str, Any] = json.loads(self.options_json)
-        return loaded
 
 
 @dataclass

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from audit.errors import AuditUserError
+
 if TYPE_CHECKING:
     from audit.models.loaded import LoadedModel
 
@@ -79,3 +81,70 @@ class Scorer(Protocol):
         options: ScorerOptions,
         progress: ProgressCallback,
     ) -> list[tuple[SentenceScore, SentenceScore]]: ...
+
+
+ScorePair = tuple[SentenceScore, SentenceScore]
+
+
+class ScoringInputError(AuditUserError):
+    """Input a scorer cannot score (wrong model type, empty or too long sentence, a pair
+    scorer given single sentences, no [MASK] token...)."""
+
+
+def interleave_pairs(pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """[st0, at0, st1, at1, ...]: both sides of every pair, in order."""
+    return [text for pair in pairs for text in pair]
+
+
+def regroup_pairs(scores: Sequence[SentenceScore]) -> list[ScorePair]:
+    """The inverse of `interleave_pairs` for the scores."""
+    return [(scores[i], scores[i + 1]) for i in range(0, len(scores), 2)]
+
+
+class SentenceScorer:
+    """Base of scorers of single sentences: a pair is scored side by side, each side on
+    its own (so progress counts two sentences per pair)."""
+
+    info: ScorerInfo
+
+    def score_sentences(
+        self,
+        model: LoadedModel,
+        texts: Sequence[str],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[SentenceScore]:
+        raise NotImplementedError
+
+    def score_pairs(
+        self,
+        model: LoadedModel,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[ScorePair]:
+        texts = interleave_pairs(pairs)
+        scores = self.score_sentences(model, texts, options=options, progress=progress)
+        return regroup_pairs(scores)
+
+
+class PairScorer:
+    """Base of scorers that need both sentences of a pair (they align their tokens)."""
+
+    info: ScorerInfo
+
+    def score_sentences(
+        self,
+        model: LoadedModel,
+        texts: Sequence[str],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[SentenceScore]:
+        raise ScoringInputError(
+            f"scorer '{self.info.name}' compares the two sentences of a pair (it aligns their "
+            "tokens), so it runs on pair datasets only; for single sentences use pll, pppl, "
+            "aul or aula"
+        )

@@ -13,7 +13,14 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from audit.scoring.base import ProgressCallback, ScorerInfo, ScorerOptions, SentenceScore
+from audit.scoring.base import (
+    ProgressCallback,
+    ScorerInfo,
+    ScorerOptions,
+    ScoringInputError,
+    SentenceScore,
+    SentenceScorer,
+)
 from audit.scoring.catalog import scorer_info
 from audit.scoring.options import CausalOptions
 
@@ -202,7 +209,7 @@ def _forward(
         return base.last_hidden_state
 
 
-class CausalScorer:
+class CausalScorer(SentenceScorer):
     """`ll` (log-likelihood, higher is likelier) or `ppl` (perplexity, lower is likelier)."""
 
     options_model: type[ScorerOptions] = CausalOptions
@@ -219,7 +226,7 @@ class CausalScorer:
         progress: ProgressCallback,
     ) -> list[SentenceScore]:
         if model.model_type != "causal":
-            raise TypeError(
+            raise ScoringInputError(
                 f"scorer '{self.info.name}' needs a causal LM; "
                 f"'{model.model_id}' is a {model.model_type} LM"
             )
@@ -232,18 +239,6 @@ class CausalScorer:
             SentenceScore(math.exp(-s.score / s.n_tokens) if s.n_tokens else math.nan, s.n_tokens)
             for s in scores
         ]
-
-    def score_pairs(
-        self,
-        model: LoadedModel,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[tuple[SentenceScore, SentenceScore]]:
-        flat = [text for pair in pairs for text in pair]
-        scores = self.score_sentences(model, flat, options=options, progress=progress)
-        return [(scores[2 * i], scores[2 * i + 1]) for i in range(len(pairs))]
 
 
 LL_SCORER = CausalScorer("ll")

@@ -14,8 +14,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from audit.models.loaded import LoadedModel
-from audit.scoring.alignment import align_pair
-from audit.scoring.base import ProgressCallback, ScorerInfo, ScorerOptions, SentenceScore
+from audit.scoring.alignment import PairAlignment, align_pair
+from audit.scoring.base import (
+    PairScorer,
+    ProgressCallback,
+    ScorePair,
+    ScorerInfo,
+    ScorerOptions,
+    SentenceScore,
+    SentenceScorer,
+    interleave_pairs,
+    regroup_pairs,
+)
 from audit.scoring.catalog import scorer_info
 from audit.scoring.masked_engine import MaskedCopy, run_masked_copies, run_unmasked
 from audit.scoring.masked_inputs import (
@@ -26,8 +36,6 @@ from audit.scoring.masked_inputs import (
     max_sequence_length,
 )
 from audit.scoring.options import MaskedOptions
-
-ScorePair = tuple[SentenceScore, SentenceScore]
 
 
 def _check_options(name: str, options: ScorerOptions) -> MaskedOptions:
@@ -47,12 +55,12 @@ def _encode(model: LoadedModel, name: str, texts: Sequence[str]) -> tuple[list[E
     return encode_texts(model.tokenizer, texts, max_length=limit, model_id=model.model_id), mask_id
 
 
-def _interleave(pairs: Sequence[tuple[str, str]]) -> list[str]:
-    return [text for pair in pairs for text in pair]
-
-
-def _regroup(scores: list[SentenceScore]) -> list[ScorePair]:
-    return [(scores[i], scores[i + 1]) for i in range(0, len(scores), 2)]
+def _aligned(encoded: Sequence[Encoded]) -> list[PairAlignment]:
+    """The token alignment of each pair in an interleaved [st, at, st, at, ...] list."""
+    return [
+        align_pair(st.ids, at.ids, st.special, at.special)
+        for st, at in zip(encoded[::2], encoded[1::2], strict=True)
+    ]
 
 
 def single_token_copies(sentence: int, enc: Encoded, positions: Sequence[int]) -> list[MaskedCopy]:
@@ -60,8 +68,32 @@ def single_token_copies(sentence: int, enc: Encoded, positions: Sequence[int]) -
     return [MaskedCopy(sentence, enc.ids, (i,), (i,), ((enc.ids[i],),)) for i in positions]
 
 
+def _single_token_sums(
+    model: LoadedModel,
+    encoded: Sequence[Encoded],
+    positions: Sequence[Sequence[int]],
+    *,
+    mask_id: int,
+    opts: MaskedOptions,
+    progress: ProgressCallback,
+) -> np.ndarray:
+    """Per sentence, the float64 sum of log P(w_i | S with i masked) over `positions`."""
+    copies = [
+        c
+        for s, (enc, pos) in enumerate(zip(encoded, positions, strict=True))
+        for c in single_token_copies(s, enc, pos)
+    ]
+    results = run_masked_copies(
+        model, copies, n_sentences=len(encoded), mask_id=mask_id,
+        batch_tokens=opts.batch_tokens, autocast=opts.autocast, progress=progress,
+    )  # fmt: skip
+    sums = np.zeros(len(encoded), dtype=np.float64)
+    np.add.at(sums, [c.sentence for c in copies], [r[0, 0] for r in results])
+    return sums
+
+
 @dataclass(frozen=True)
-class PseudoLogLikelihood:
+class PseudoLogLikelihood(SentenceScorer):
     """PLL(S) = sum over non-special i of log P(w_i | S with i masked) (Salazar et al. 2020).
 
     With `perplexity=True` the score is pseudo-perplexity exp(-PLL/n) instead.
@@ -81,17 +113,10 @@ class PseudoLogLikelihood:
     ) -> list[SentenceScore]:
         opts = _check_options(self.info.name, options)
         encoded, mask_id = _encode(model, self.info.name, texts)
-        copies = [
-            c
-            for s, enc in enumerate(encoded)
-            for c in single_token_copies(s, enc, enc.scored_positions)
-        ]
-        results = run_masked_copies(
-            model, copies, n_sentences=len(encoded), mask_id=mask_id,
-            batch_tokens=opts.batch_tokens, autocast=opts.autocast, progress=progress,
-        )  # fmt: skip
-        sums = np.zeros(len(encoded), dtype=np.float64)
-        np.add.at(sums, [c.sentence for c in copies], [r[0, 0] for r in results])
+        positions = [enc.scored_positions for enc in encoded]
+        sums = _single_token_sums(
+            model, encoded, positions, mask_id=mask_id, opts=opts, progress=progress
+        )
         scores = []
         for total, enc in zip(sums, encoded, strict=True):
             n = len(enc.scored_positions)
@@ -99,42 +124,13 @@ class PseudoLogLikelihood:
             scores.append(SentenceScore(value, n))
         return scores
 
-    def score_pairs(
-        self,
-        model: LoadedModel,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[ScorePair]:
-        """Each side scored on its own; progress counts sentences (two per pair)."""
-        texts = _interleave(pairs)
-        return _regroup(self.score_sentences(model, texts, options=options, progress=progress))
-
-
-def _pair_only(name: str) -> ScoringInputError:
-    return ScoringInputError(
-        f"scorer '{name}' compares the two sentences of a pair (it aligns their tokens), so "
-        "it runs on pair datasets only; for single sentences use pll, pppl, aul or aula"
-    )
-
 
 @dataclass(frozen=True)
-class CrowSPairsScore:
+class CrowSPairsScore(PairScorer):
     """CPS: sum over unmodified non-special tokens i of log P(w_i | S with i masked)."""
 
     info: ScorerInfo
     options_model: type[ScorerOptions] = MaskedOptions
-
-    def score_sentences(
-        self,
-        model: LoadedModel,
-        texts: Sequence[str],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[SentenceScore]:
-        raise _pair_only(self.info.name)
 
     def score_pairs(
         self,
@@ -146,32 +142,20 @@ class CrowSPairsScore:
     ) -> list[ScorePair]:
         """Progress counts sentences (two per pair)."""
         opts = _check_options(self.info.name, options)
-        encoded, mask_id = _encode(model, self.info.name, _interleave(pairs))
-        positions: list[tuple[int, ...]] = []
-        for k in range(0, len(encoded), 2):
-            st, at = encoded[k], encoded[k + 1]
-            alignment = align_pair(st.ids, at.ids, st.special, at.special)
-            positions += [alignment.unmodified_a, alignment.unmodified_b]
-        copies = [
-            c
-            for s, (enc, pos) in enumerate(zip(encoded, positions, strict=True))
-            for c in single_token_copies(s, enc, pos)
-        ]
-        results = run_masked_copies(
-            model, copies, n_sentences=len(encoded), mask_id=mask_id,
-            batch_tokens=opts.batch_tokens, autocast=opts.autocast, progress=progress,
-        )  # fmt: skip
-        sums = np.zeros(len(encoded), dtype=np.float64)
-        np.add.at(sums, [c.sentence for c in copies], [r[0, 0] for r in results])
+        encoded, mask_id = _encode(model, self.info.name, interleave_pairs(pairs))
+        positions = [side for a in _aligned(encoded) for side in (a.unmodified_a, a.unmodified_b)]
+        sums = _single_token_sums(
+            model, encoded, positions, mask_id=mask_id, opts=opts, progress=progress
+        )
         scores = []
         for total, pos in zip(sums, positions, strict=True):
             value = round(float(total), 3) if opts.compat == "reference" else float(total)
             scores.append(SentenceScore(value, len(pos)))
-        return _regroup(scores)
+        return regroup_pairs(scores)
 
 
 @dataclass(frozen=True)
-class StereoSetScore:
+class StereoSetScore(PairScorer):
     """SSS: mask every modified token at once; mean of log P(w_i | masked S) over i in M.
 
     `compat: reference` averages the whole |M| x |M| matrix log P(w_j at position i), as
@@ -181,16 +165,6 @@ class StereoSetScore:
     info: ScorerInfo
     options_model: type[ScorerOptions] = MaskedOptions
 
-    def score_sentences(
-        self,
-        model: LoadedModel,
-        texts: Sequence[str],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[SentenceScore]:
-        raise _pair_only(self.info.name)
-
     def score_pairs(
         self,
         model: LoadedModel,
@@ -201,12 +175,8 @@ class StereoSetScore:
     ) -> list[ScorePair]:
         """Progress counts sentences (two per pair)."""
         opts = _check_options(self.info.name, options)
-        encoded, mask_id = _encode(model, self.info.name, _interleave(pairs))
-        modified: list[tuple[int, ...]] = []
-        for k in range(0, len(encoded), 2):
-            st, at = encoded[k], encoded[k + 1]
-            alignment = align_pair(st.ids, at.ids, st.special, at.special)
-            modified += [alignment.modified_a, alignment.modified_b]
+        encoded, mask_id = _encode(model, self.info.name, interleave_pairs(pairs))
+        modified = [side for a in _aligned(encoded) for side in (a.modified_a, a.modified_b)]
         matrix = opts.compat == "reference"
         copies: list[MaskedCopy] = []
         for s, (enc, pos) in enumerate(zip(encoded, modified, strict=True)):
@@ -223,11 +193,11 @@ class StereoSetScore:
         for copy, result in zip(copies, results, strict=True):
             means[copy.sentence] = float(result.mean())
         scores = [SentenceScore(float(m), len(pos)) for m, pos in zip(means, modified, strict=True)]
-        return _regroup(scores)
+        return regroup_pairs(scores)
 
 
 @dataclass(frozen=True)
-class AllUnmaskedLikelihood:
+class AllUnmaskedLikelihood(SentenceScorer):
     """AUL: mean over non-special i of log P(w_i | S), one pass on the unmasked sentence.
 
     With `attention=True` this is AULA: each term weighted by the attention token i
@@ -261,18 +231,6 @@ class AllUnmaskedLikelihood:
             )
             scores.append(SentenceScore(float(terms.mean()), len(terms)))
         return scores
-
-    def score_pairs(
-        self,
-        model: LoadedModel,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[ScorePair]:
-        """Each side scored on its own; progress counts sentences (two per pair)."""
-        texts = _interleave(pairs)
-        return _regroup(self.score_sentences(model, texts, options=options, progress=progress))
 
 
 PLL_SCORER = PseudoLogLikelihood(scorer_info("pll"))

@@ -6,17 +6,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from audit.errors import AuditUserError
+from audit.scoring.base import ScoringInputError
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 # Models whose position ids start after the padding index (so two positions are lost).
 _OFFSET_POSITION_MODELS = frozenset({"roberta", "xlm-roberta", "camembert", "longformer"})
-
-
-class ScoringInputError(AuditUserError):
-    """A sentence cannot be scored by this model (empty, too long, no [MASK] token...)."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import torch
 
 from audit.models.loaded import LoadedModel
 from audit.scoring import causal
+from audit.scoring.base import ScoringInputError
 from audit.scoring.causal import LL_SCORER, PPL_SCORER, length_sorted_batches
 from audit.scoring.options import CausalOptions
 from tests.scoring.tiny_models import CAUSAL_BUILDERS, CORPUS, loaded
@@ -111,7 +112,7 @@ def test_pairs_score_each_side_alone(model: LoadedModel) -> None:
 def test_masked_model_is_refused() -> None:
     from tests.scoring.tiny_models import tiny_bert
 
-    with pytest.raises(TypeError, match="needs a causal LM"):
+    with pytest.raises(ScoringInputError, match="needs a causal LM"):
         LL_SCORER.score_sentences(
             loaded(tiny_bert()), ["x"], options=CausalOptions(), progress=print
         )
