@@ -35,6 +35,15 @@ class _OptionsFromJson:
         return loaded
 
 
+def has_templates(spec: DatasetSpec) -> bool:
+    """Whether a dataset's items carry template slots (built-ins that say so)."""
+    if spec.kind is not None:
+        return False
+    from audit.data.catalog import DATASETS
+
+    return bool(DATASETS.entry(spec.name).meta.get("templates", False))
+
+
 @dataclass(frozen=True)
 class ScoreUnit(_OptionsFromJson):
     """Score every sentence of one dataset with one scorer on one model."""
@@ -97,6 +106,15 @@ def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
                 shape = shapes[dataset.name]
                 if model_type not in info.model_types:
                     why = f"{ref.name} does not apply to {model_type} LMs"
+                    plan.skipped.append(
+                        SkippedUnit(model=model.id, dataset=dataset.name, scorer=label, reason=why)
+                    )
+                    continue
+                if info.unit == "template" and not has_templates(dataset):
+                    why = (
+                        f"{ref.name} scores template items (attribute + target words); "
+                        f"{dataset.name} has none (use the built-in `professions`)"
+                    )
                     plan.skipped.append(
                         SkippedUnit(model=model.id, dataset=dataset.name, scorer=label, reason=why)
                     )

@@ -124,6 +124,13 @@ class WinogenderOptions(DatasetOptions):
         return ("all_sentences.tsv", "occupations-stats.tsv")
 
 
+class ProfessionsOptions(DatasetOptions):
+    """The professions list has no options."""
+
+    def file_names(self) -> tuple[str, ...]:
+        return ("professions.json",)
+
+
 # ------------------------------------------------------------------------- sources
 
 _GITHUB_RAW = "https://raw.githubusercontent.com"
@@ -133,6 +140,8 @@ _SAFENLP = f"{_GITHUB_RAW}/microsoft/SafeNLP/e351b6c/data"
 _COREF = (
     f"{_GITHUB_RAW}/uclanlp/corefBias/0bce984dd081bbc10b0622f326727a024c607895/WinoBias/wino/data"
 )
+# Only the short commit of tolga-b/debiaswe is known (README of the reference data).
+_DEBIASWE = f"{_GITHUB_RAW}/tolga-b/debiaswe/6bb03ee/data"
 _WINOGENDER = (
     f"{_GITHUB_RAW}/rudinger/winogender-schemas/1c7f8b481ad8a234b41e9f76a424d6e856e13f7f/data"
 )
@@ -319,6 +328,27 @@ DATASETS.register(
     license="MIT",
 )
 
+DATASETS.register(
+    "professions",
+    "audit.data.professions:read_professions",
+    "Bolukbasi et al. (2016) professions: he vs she by word2vec stereotype; template items.",
+    shape="pairs",
+    bias_types=("gender",),
+    options=ProfessionsOptions,
+    folder="wordlists",
+    templates=True,
+    files=(
+        RemoteFile(
+            "professions.json",
+            f"{_DEBIASWE}/professions.json",
+            "32cc82c7761e7cfb14e37e06dc1aa9f758bc8441f79ca7288996d3fc7c24639a",
+            8143,
+        ),
+    ),
+    size="320 words; those gendered by definition or with no stereotype direction skipped",
+    source="tolga-b/debiaswe @6bb03ee, data/professions.json",
+    license="MIT",
+)
 
 # ------------------------------------------------------------------------ accessors
 

@@ -48,6 +48,15 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+def data_folder(dataset: str) -> str:
+    """The dataset's folder inside a data folder: its name, unless the catalog says
+    otherwise (the professions list lives in `wordlists/`)."""
+    from audit.data.catalog import DATASETS
+
+    folder = DATASETS.entry(dataset).meta.get("folder", dataset)
+    return str(folder)
+
+
 def cache_folder(cache_dir: Path, dataset: str) -> Path:
     """Where downloads of one dataset are kept."""
     return cache_dir / "datasets" / dataset
@@ -108,7 +117,7 @@ def _local_or_download(
     progress: Progress | None,
 ) -> tuple[Path, str]:
     if data_dir is not None:
-        local = data_dir.expanduser() / dataset / remote.name
+        local = data_dir.expanduser() / data_folder(dataset) / remote.name
         if local.is_file():
             _check(local, sha256_file(local), remote.sha256, "a changed or truncated copy")
             return local, remote.sha256
@@ -116,7 +125,7 @@ def _local_or_download(
     if cached.is_file() and sha256_file(cached) == remote.sha256:
         return cached, remote.sha256
     hint = (
-        f"without network, put the file at <data folder>/{dataset}/{remote.name} "
+        f"without network, put the file at <data folder>/{data_folder(dataset)}/{remote.name} "
         "or name it with `path:` in the spec"
     )
     fetch_remote_file(remote, cached, progress=progress, offline_hint=hint)

@@ -16,7 +16,10 @@ class PairItem:
     `item_id` is stable across runs: the dataset's own id where it has one, else the
     0-based row. `direction` keeps CrowS-Pairs' `stereo_antistereo` column. `context`
     keeps StereoSet's context (the BLANK template, or the sentence an intersentence
-    continuation follows; the pair's sentences already include it).
+    continuation follows; the pair's sentences already include it). `probe` is set for
+    template items (the `professions` list): the attribute word and the stereotypical and
+    anti-stereotypical target words, which template scorers (TBS) use instead of the
+    sentences.
     """
 
     item_id: str
@@ -26,6 +29,16 @@ class PairItem:
     unrelated: str | None = None
     direction: str | None = None
     context: str | None = None
+    probe: TemplateSlots | None = None
+
+
+@dataclass(frozen=True)
+class TemplateSlots:
+    """What fills a template's slots: an attribute and the two competing targets."""
+
+    attribute: str
+    target_st: str
+    target_at: str
 
 
 @dataclass(frozen=True)

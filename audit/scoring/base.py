@@ -43,7 +43,9 @@ class ScorerInfo:
 
     name: str
     model_types: frozenset[str]
-    unit: Literal["sentence", "pair"]  # pair: needs both sentences (token alignment)
+    # sentence: scores one sentence at a time; pair: needs both sentences (token
+    # alignment); template: scores an item's template slots (attribute, two targets)
+    unit: Literal["sentence", "pair", "template"]
     higher_is_likelier: bool
     aggregation: Literal["sum", "mean"]  # score is a sum or a mean over scored tokens
     version: str  # bump when the arithmetic changes: it is part of every cache key

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from audit.registry import Registry
 from audit.scoring.base import Scorer, ScorerInfo, ScorerOptions
-from audit.scoring.options import CausalOptions, MaskedOptions, TBSOptions
+from audit.scoring.options import CausalOptions, MaskedOptions, TemplateOptions
 
 SCORERS: Registry[Scorer] = Registry("scorer")
 
@@ -96,19 +96,17 @@ _masked("aula", "sentence", True, "mean",
 #: Template-based scorers (TBS): not pair- or sentence-shaped, so they live in their own
 #: registry. Each entry's object has `info`, `options_model` and
 #: `score_templates(model, probes, *, options, progress) -> list[TemplateScore]`.
-TEMPLATE_SCORERS: Registry[object] = Registry("template scorer")
-TEMPLATE_SCORERS.register(
-    "tbs",
-    "audit.scoring.tbs:TBS_SCORER",
-    "Template log-probability bias (Kurita et al. 2019): log P(target | attribute) / prior.",
-    info=ScorerInfo(
+_register(
+    ScorerInfo(
         name="tbs",
         model_types=_MASKED,
-        unit="sentence",
+        unit="template",
         higher_is_likelier=True,
-        aggregation="sum",
+        aggregation="mean",
         version="1",
-        summary="log(p_tgt / p_prior) of a target word in a template (Kurita et al. 2019).",
+        summary="Template log-probability (Kurita et al. 2019): log P(target | attribute) "
+        "/ prior, on template items (the `professions` dataset).",
     ),
-    options=TBSOptions,
+    "audit.scoring.tbs:TBS_SCORER",
+    TemplateOptions,
 )

@@ -32,25 +32,33 @@ class MaskedOptions(ScorerOptions):
     autocast: bool = True
 
 
-class TBSOptions(MaskedOptions):
-    """Options of the template log-probability score (Kurita et al. 2019).
-
-    Templates hold the slots `[TARGET]` and `[ATTRIBUTE]`; `a/an` becomes the article
-    that fits the attribute. Every target must be one token of the model's vocabulary.
-    """
+class TemplateOptions(MaskedOptions):
+    """Options of the `tbs` scorer in a spec (Kurita et al. 2019): the templates, whose
+    scores are averaged. Templates hold the slots `[TARGET]` and `[ATTRIBUTE]`; `a/an`
+    becomes the article that fits the attribute. The targets and attributes come from the
+    dataset's template items (the built-in `professions`)."""
 
     templates: tuple[str, ...] = ("[TARGET] is a/an [ATTRIBUTE].",)
-    targets: tuple[str, ...] = ("he", "she")
 
     @field_validator("templates")
     @classmethod
     def _templates_have_slots(cls, templates: tuple[str, ...]) -> tuple[str, ...]:
+        if not templates:
+            raise ValueError("templates must name at least one template")
         for template in templates:
             if template.count("[TARGET]") != 1 or template.count("[ATTRIBUTE]") != 1:
                 raise ValueError(
                     f"template {template!r} must contain [TARGET] and [ATTRIBUTE] exactly once"
                 )
         return templates
+
+
+class TBSOptions(TemplateOptions):
+    """Options of the TBS functions used directly (`score_templates`,
+    `probes_from_options`): the templates and the target words. Every target must be one
+    token of the model's vocabulary."""
+
+    targets: tuple[str, ...] = ("he", "she")
 
     @field_validator("targets")
     @classmethod

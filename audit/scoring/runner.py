@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from audit.data.items import LabelledItem, LoadedDataset, PairItem
+from audit.data.items import LabelledItem, LoadedDataset, PairItem, TemplateSlots
 from audit.results import UnitRecord
 from audit.scoring.cache import Entry, ScoreCache, ScoreNamespace, text_key
 from audit.scoring.catalog import SCORERS, scorer_info, scorer_options_model
@@ -59,13 +59,21 @@ class Job:
     texts: tuple[str, ...]
 
 
+def _slots_texts(item: PairItem) -> tuple[str, ...]:
+    if item.probe is None:
+        raise ValueError(f"item {item.item_id} has no template slots")
+    return ("[template slots]", item.probe.attribute, item.probe.target_st, item.probe.target_at)
+
+
 def unit_jobs(unit: ScoreUnit, dataset: LoadedDataset) -> list[Job]:
     """The distinct cache entries a unit needs, in dataset order."""
-    pair_scorer = scorer_info(unit.scorer).unit == "pair"
+    kind = scorer_info(unit.scorer).unit
     texts: list[tuple[str, ...]] = []
     if dataset.shape == "pairs":
         for item in dataset.pair_items():
-            if pair_scorer:
+            if kind == "template":
+                texts.append(_slots_texts(item))
+            elif kind == "pair":
                 texts.append((item.stereotype, item.anti_stereotype))
             else:
                 texts.extend([(item.stereotype,), (item.anti_stereotype,)])
@@ -87,6 +95,12 @@ def open_namespace(
         options=options,
         precision=precision,
     )
+
+
+def _work(job: Job, kind: str) -> int:
+    """Sentences a job scores: one, two for a pair, and for template slots the two
+    targets (progress then counts template x item combinations)."""
+    return 2 if kind == "template" else len(job.texts)
 
 
 def _chunks(jobs: list[Job], size: int) -> Iterator[list[Job]]:
@@ -113,7 +127,7 @@ def score_unit(
         jobs = unit_jobs(unit, dataset)
         found, stats = namespace.get_many(j.key for j in jobs)
         missing = [j for j in jobs if j.key not in found]
-        sentences = sum(len(j.texts) for j in missing)
+        sentences = sum(_work(j, info.unit) for j in missing)
         key = f"{unit.model}/{unit.dataset}/{unit.label}"
         if missing:
             scorer = SCORERS.get(unit.scorer)
@@ -125,10 +139,17 @@ def score_unit(
             def progress(n: int, key: str = key) -> None:
                 display.advance(key, n)
 
-            if info.unit == "pair":
+            entries: dict[str, Entry]
+            if info.unit == "template":
+                slots = [TemplateSlots(*j.texts[1:]) for j in chunk]
+                scored = scorer.score_slots(  # type: ignore[attr-defined]
+                    loaded, slots, options=options, progress=progress
+                )
+                entries = {j.key: s for j, s in zip(chunk, scored, strict=True)}
+            elif info.unit == "pair":
                 pairs = [(j.texts[0], j.texts[1]) for j in chunk]
                 scored = scorer.score_pairs(loaded, pairs, options=options, progress=progress)
-                entries: dict[str, Entry] = {j.key: s for j, s in zip(chunk, scored, strict=True)}
+                entries = {j.key: s for j, s in zip(chunk, scored, strict=True)}
             else:
                 flat = [j.texts[0] for j in chunk]
                 singles = scorer.score_sentences(loaded, flat, options=options, progress=progress)
@@ -143,7 +164,7 @@ def score_unit(
         dataset=unit.dataset,
         scorer=unit.label,
         options=unit.options,
-        sentences=sum(len(j.texts) for j in jobs),
+        sentences=sum(_work(j, info.unit) for j in jobs),
         computed=len(missing),
         cached=stats.hits,
         corrupt=stats.corrupt,
@@ -174,12 +195,17 @@ def unit_rows(
         )
     base = {"model": unit.model, "dataset": unit.dataset, "scorer": unit.label}
     rows: list[dict[str, Any]] = []
-    pair_scorer = scorer_info(unit.scorer).unit == "pair"
+    kind = scorer_info(unit.scorer).unit
     for item in dataset.items:
         if isinstance(item, PairItem):
             sides: list[tuple[str, Any]]
-            if pair_scorer:
-                entry = found[text_key((item.stereotype, item.anti_stereotype))]
+            if kind in ("pair", "template"):
+                texts = (
+                    _slots_texts(item)
+                    if kind == "template"
+                    else (item.stereotype, item.anti_stereotype)
+                )
+                entry = found[text_key(texts)]
                 sides = [("st", entry[0]), ("at", entry[1])]
             else:
                 sides = [

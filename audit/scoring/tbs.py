@@ -23,13 +23,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from audit.data.items import TemplateSlots
 from audit.errors import DataError
 from audit.models.loaded import LoadedModel
-from audit.scoring.base import ProgressCallback, ScorerInfo, ScorerOptions
-from audit.scoring.catalog import TEMPLATE_SCORERS
+from audit.scoring.base import (
+    ProgressCallback,
+    ScorerInfo,
+    ScorerOptions,
+    ScoringInputError,
+    SentenceScore,
+)
+from audit.scoring.catalog import scorer_info
 from audit.scoring.masked_engine import MaskedCopy, run_masked_copies
-from audit.scoring.masked_inputs import ScoringInputError, mask_token_id
-from audit.scoring.options import TBSOptions
+from audit.scoring.masked_inputs import mask_token_id
+from audit.scoring.options import TBSOptions, TemplateOptions
 
 TARGET_SLOT = "[TARGET]"
 ATTRIBUTE_SLOT = "[ATTRIBUTE]"
@@ -140,7 +147,7 @@ def score_templates(
     model: LoadedModel,
     probes: Sequence[TemplateProbe],
     *,
-    options: TBSOptions,
+    options: TemplateOptions,
     progress: ProgressCallback,
 ) -> list[TemplateScore]:
     """TBS for every (template, attribute, target) of `probes`, in probe order.
@@ -228,24 +235,65 @@ def probes_from_options(options: TBSOptions, attributes: Sequence[str]) -> list[
 
 @dataclass(frozen=True)
 class TemplateBiasScorer:
-    """The TBS scorer object of the `TEMPLATE_SCORERS` registry."""
+    """The `tbs` scorer: on template items (attribute + stereotypical and other target),
+    each side's score is its target's TBS averaged over the templates of the options."""
 
     info: ScorerInfo
-    options_model: type[ScorerOptions] = TBSOptions
+    options_model: type[ScorerOptions] = TemplateOptions
 
-    def score_templates(
+    def score_slots(
         self,
         model: LoadedModel,
-        probes: Sequence[TemplateProbe],
+        slots: Sequence[TemplateSlots],
         *,
         options: ScorerOptions,
         progress: ProgressCallback,
-    ) -> list[TemplateScore]:
-        if not isinstance(options, TBSOptions):
-            raise TypeError(f"tbs needs TBSOptions, got {type(options).__name__}")
-        return score_templates(model, probes, options=options, progress=progress)
+    ) -> list[tuple[SentenceScore, SentenceScore]]:
+        """(score of target_st, score of target_at) per item; progress counts two
+        sentences (the two targets) per item, reported when the items are done."""
+        if not isinstance(options, TemplateOptions):
+            raise TypeError(f"tbs needs TemplateOptions, got {type(options).__name__}")
+        probes = [
+            TemplateProbe(template, (s.target_st, s.target_at), (s.attribute,))
+            for template in options.templates
+            for s in slots
+        ]
+        scores = score_templates(model, probes, options=options, progress=progress)
+        n = len(slots)
+        out = []
+        for k in range(n):
+            # score_templates lists, per probe, one score per target (st, then at)
+            per_template = [
+                scores[2 * (t * n + k) : 2 * (t * n + k) + 2] for t in range(len(options.templates))
+            ]
+            st = sum(p[0].score for p in per_template) / len(per_template)
+            at = sum(p[1].score for p in per_template) / len(per_template)
+            out.append((SentenceScore(st, 1), SentenceScore(at, 1)))
+        return out
+
+    def score_sentences(
+        self,
+        model: LoadedModel,
+        texts: Sequence[str],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[SentenceScore]:
+        raise ScoringInputError(_TEMPLATE_ONLY)
+
+    def score_pairs(
+        self,
+        model: LoadedModel,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[tuple[SentenceScore, SentenceScore]]:
+        raise ScoringInputError(_TEMPLATE_ONLY)
 
 
-_TBS_INFO = TEMPLATE_SCORERS.entry("tbs").meta["info"]
-assert isinstance(_TBS_INFO, ScorerInfo)
-TBS_SCORER = TemplateBiasScorer(_TBS_INFO)
+_TEMPLATE_ONLY = (
+    "tbs scores template items (an attribute and two target words), not sentences: use it "
+    "on the built-in dataset `professions`"
+)
+TBS_SCORER = TemplateBiasScorer(scorer_info("tbs"))

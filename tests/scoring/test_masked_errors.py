@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from audit.errors import AuditUserError
-from audit.scoring.catalog import SCORERS, TEMPLATE_SCORERS, scorer_info, scorer_options_model
+from audit.scoring.catalog import SCORERS, scorer_info, scorer_options_model
 from audit.scoring.masked import AUL_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
 from audit.scoring.masked_inputs import ScoringInputError
-from audit.scoring.options import CausalOptions, MaskedOptions, TBSOptions
+from audit.scoring.options import CausalOptions, MaskedOptions, TemplateOptions
 from tests.scoring.tiny_models import loaded, tiny_bert, tiny_gpt2, tiny_roberta
 
 MASKED_NAMES = ("pll", "pppl", "cps", "sss", "aul", "aula")
@@ -102,7 +102,7 @@ def test_options_validation() -> None:
     with pytest.raises(ValueError, match="extra"):
         MaskedOptions(batch_size=3)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match=r"\[TARGET\] and \[ATTRIBUTE\] exactly once"):
-        TBSOptions(templates=("[TARGET] is here.",))
+        TemplateOptions(templates=("[TARGET] is here.",))
     assert frozenset({"batch_tokens"}) == MaskedOptions.RUNTIME_FIELDS
 
 
@@ -119,15 +119,18 @@ def test_catalog_entries(name: str) -> None:
 
 
 def test_tbs_is_a_template_scorer() -> None:
-    tbs = TEMPLATE_SCORERS.get("tbs")
-    assert tbs.options_model is TBSOptions  # type: ignore[attr-defined]
-    assert "tbs" not in SCORERS
+    assert scorer_info("tbs").unit == "template"
+    assert scorer_options_model("tbs") is TemplateOptions
+    with pytest.raises(ScoringInputError, match="professions"):
+        SCORERS.get("tbs").score_sentences(
+            loaded(tiny_bert()), ["x"], options=TemplateOptions(), progress=_none
+        )
 
 
 def test_catalog_does_not_import_torch() -> None:
     code = (
         "import sys, audit.scoring.catalog as c; c.scorer_info('cps'); "
-        "c.TEMPLATE_SCORERS.entry('tbs'); print('torch' in sys.modules)"
+        "c.scorer_info('tbs'); print('torch' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

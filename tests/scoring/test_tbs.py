@@ -12,7 +12,6 @@ from audit.errors import DataError
 from audit.scoring.masked_inputs import ScoringInputError
 from audit.scoring.options import TBSOptions
 from audit.scoring.tbs import (
-    TBS_SCORER,
     TemplateProbe,
     fill_template,
     load_bolukbasi_professions,
@@ -86,7 +85,7 @@ def test_progress_counts_template_attribute_combinations() -> None:
         templates=("[TARGET] is a/an [ATTRIBUTE].", "[TARGET] works as a/an [ATTRIBUTE].")
     )
     probes = probes_from_options(options, ATTRIBUTES[:3])
-    scores = TBS_SCORER.score_templates(loaded(tiny_bert()), probes, options=options,
+    scores = score_templates(loaded(tiny_bert()), probes, options=options,
                                         progress=calls.append)  # fmt: skip
     assert sum(calls) == 6
     assert len(scores) == 12
