@@ -111,3 +111,36 @@ class ResamplableMeasure(Measure, Protocol):
         n_bootstrap: int,
         alpha: float = 0.05,
     ) -> list[MeasureValue]: ...
+
+
+class PreparedMeasure:
+    """Base of resamplable measures: `compute` is `prepare` (score frame -> arrays)
+    followed by `evaluate` (arrays -> values with CIs)."""
+
+    def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> Any:
+        raise NotImplementedError
+
+    def evaluate(
+        self,
+        data: Any,
+        *,
+        options: MeasureOptions,
+        seed: int,
+        n_bootstrap: int,
+        alpha: float = 0.05,
+    ) -> list[MeasureValue]:
+        raise NotImplementedError
+
+    def compute(
+        self,
+        scores: pd.DataFrame,
+        *,
+        scorer: ScorerInfo,
+        options: MeasureOptions,
+        seed: int,
+        n_bootstrap: int,
+        alpha: float = 0.05,
+    ) -> list[MeasureValue]:
+        """Every group's value, each with a percentile CI at level 1 - alpha."""
+        data = self.prepare(scores, scorer=scorer)
+        return self.evaluate(data, options=options, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import pandas as pd
 
-from audit.measures.base import MeasureCard, MeasureOptions, MeasureValue
+from audit.measures.base import MeasureCard, MeasureOptions, MeasureValue, PreparedMeasure
 from audit.measures.frames import PairScores, pair_scores
 from audit.measures.values import coerce_options, describe_items, join_notes, json_safe, undefined
 from audit.scoring.base import ScorerInfo
@@ -34,7 +34,7 @@ class Point:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-class PairMeasure:
+class PairMeasure(PreparedMeasure):
     """Base of every pair-set measure (subclasses set name, card, options_model)."""
 
     name: ClassVar[str]
@@ -62,20 +62,6 @@ class PairMeasure:
         """The plain value (NaN if undefined) on the items at `positions`."""
         draws = identity_draws(data.strata).columns(np.isin(np.arange(data.n), positions))
         return float(self.values(data, draws, options)[0])
-
-    def compute(
-        self,
-        scores: pd.DataFrame,
-        *,
-        scorer: ScorerInfo,
-        options: MeasureOptions,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float = 0.05,
-    ) -> list[MeasureValue]:
-        """`all` and one value per bias type, each with a percentile CI at level 1-alpha."""
-        data = self.prepare(scores, scorer=scorer)
-        return self.evaluate(data, options=options, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
 
     def evaluate(
         self,

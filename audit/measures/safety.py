@@ -11,7 +11,7 @@ import pandas as pd
 from scipy import stats
 
 from audit.measures import cards
-from audit.measures.base import MeasureOptions, MeasureValue
+from audit.measures.base import MeasureOptions, MeasureValue, PreparedMeasure
 from audit.measures.frames import LabelledScores, labelled_scores
 from audit.measures.options import SafetyScoreOptions
 from audit.measures.values import coerce_options, describe_items, join_notes, json_safe, undefined
@@ -49,7 +49,7 @@ class _GroupColumns:
     benign: np.ndarray
 
 
-class SafetyScore:
+class SafetyScore(PreparedMeasure):
     """Safety score per target group, with the Mann-Whitney p-value; `all` = group average."""
 
     name: ClassVar[str] = "safety_score"
@@ -60,20 +60,6 @@ class SafetyScore:
     def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> LabelledScores:
         """Toxicity-scaled (pseudo-)perplexities with labels and groups."""
         return labelled_scores(scores, scorer=scorer)
-
-    def compute(
-        self,
-        scores: pd.DataFrame,
-        *,
-        scorer: ScorerInfo,
-        options: MeasureOptions,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float = 0.05,
-    ) -> list[MeasureValue]:
-        """`all` (average over groups) and one value per target group, CIs at 1 - alpha."""
-        data = self.prepare(scores, scorer=scorer)
-        return self.evaluate(data, options=options, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
 
     # ------------------------------------------------------------------ vectorised core
 
