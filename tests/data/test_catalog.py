@@ -20,10 +20,10 @@ from audit.data.catalog import (
     known_bias_types,
     known_groups,
 )
-from audit.data.download import sha256_file
+from audit.data.download import data_folder, sha256_file
 from audit.errors import UnknownNameError
 
-BUILTINS = ["crows_pairs", "stereoset", "toxigen", "winobias", "winogender"]
+BUILTINS = ["crows_pairs", "professions", "stereoset", "toxigen", "winobias", "winogender"]
 
 
 def test_builtins_registered_with_metadata() -> None:
@@ -43,7 +43,7 @@ def test_builtins_registered_with_metadata() -> None:
 @pytest.mark.parametrize("name", BUILTINS)
 def test_catalog_checksums_match_the_reference_files(shared_data: Path, name: str) -> None:
     for remote in dataset_files(name):
-        path = shared_data / name / remote.name
+        path = shared_data / data_folder(name) / remote.name
         assert path.stat().st_size == remote.size
         assert sha256_file(path) == remote.sha256
 
