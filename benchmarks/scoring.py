@@ -28,9 +28,9 @@ from typing import Any
 import torch
 from common import matmul_peak, peak_rss_mb, peak_rss_reset
 
+from audit.models.device import use_all_cores
 from audit.models.loaded import LoadedModel
 from audit.scoring import masked_engine
-from audit.scoring.batching import use_all_cpu_cores
 from audit.scoring.masked import AUL_SCORER, AULA_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
 from audit.scoring.masked_engine import EngineStats, collect_stats
 from audit.scoring.options import MaskedOptions
@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--scorers", default="cps,sss,aul,aula,pll")
     args = parser.parse_args(argv)
 
-    threads = use_all_cpu_cores()
+    threads = use_all_cores()
     pairs = read_crows_pairs(CROWS)
     if args.pairs:
         pairs = pairs[: args.pairs]

@@ -7,7 +7,6 @@ batches whose padded size `len(batch) * longest` stays within the budget.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -61,16 +60,3 @@ def default_token_budget(
     per_token = 4 * (8 * hidden_size + 2 * intermediate_size + 2 * 128 * max(1, num_layers // 4))
     budget = int(0.5 * free_bytes / per_token)
     return max(MIN_TOKEN_BUDGET, min(MAX_TOKEN_BUDGET, budget))
-
-
-def use_all_cpu_cores() -> int:
-    """Let torch use every core this process may run on; returns the thread count."""
-    import torch
-
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    if torch.get_num_threads() != cores:
-        torch.set_num_threads(cores)
-    return cores

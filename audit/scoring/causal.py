@@ -10,7 +10,7 @@ gathered, in float32, and summed per sentence in float64.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from audit.scoring.base import (
@@ -21,6 +21,7 @@ from audit.scoring.base import (
     SentenceScore,
     SentenceScorer,
 )
+from audit.scoring.batching import pack_by_length
 from audit.scoring.catalog import scorer_info
 from audit.scoring.options import CausalOptions
 
@@ -31,27 +32,6 @@ if TYPE_CHECKING:
 
 #: Padded tokens per forward pass on CPU; on CUDA the budget grows with free memory.
 CPU_TOKEN_BUDGET = 4096
-
-
-def length_sorted_batches(
-    lengths: Sequence[int], *, token_budget: int, max_batch: int = 256
-) -> Iterator[list[int]]:
-    """Indices into `lengths`, longest first, in batches whose padded size (batch size x
-    longest length) stays within `token_budget`; an over-long item gets a batch alone."""
-    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
-    batch: list[int] = []
-    width = 0
-    for index in order:
-        length = max(1, lengths[index])
-        if batch and (
-            max(width, length) * (len(batch) + 1) > token_budget or len(batch) >= max_batch
-        ):
-            yield batch
-            batch, width = [], 0
-        batch.append(index)
-        width = max(width, length)
-    if batch:
-        yield batch
 
 
 def causal_token_ids(
@@ -103,7 +83,7 @@ def causal_log_likelihoods(
         pad_id = 0  # masked out by the attention mask; never scored
     budget = _token_budget(model)
     with torch.inference_mode():
-        for batch in length_sorted_batches([len(x) for x in ids], token_budget=budget):
+        for batch in pack_by_length([len(x) for x in ids], budget):
             for index, score in zip(
                 batch, _score_batch(model, [ids[i] for i in batch], context, pad_id), strict=True
             ):

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from audit.models.device import use_all_cores
 from audit.models.loaded import LoadedModel
-from audit.scoring.batching import default_token_budget, pack_by_length, use_all_cpu_cores
+from audit.scoring.batching import default_token_budget, pack_by_length
 from audit.scoring.masked_forward import (
     eager_attention,
     gathered_logits,
@@ -153,7 +154,7 @@ def run_masked_copies(
     progress: Callable[[int], None],
 ) -> list[np.ndarray]:
     """float64 log-probabilities [len(reads), len(targets[0])] for every copy, in order."""
-    use_all_cpu_cores()
+    use_all_cores()
     stats = _STATS.get()
     device = loaded.device
     pad_id = loaded.tokenizer.pad_token_id
@@ -230,7 +231,7 @@ def run_unmasked(
     layers, heads and the sentence's own query positions (specials included, padding
     excluded), as AULA defines it.
     """
-    use_all_cpu_cores()
+    use_all_cores()
     stats = _STATS.get()
     device = loaded.device
     pad_id = loaded.tokenizer.pad_token_id

@@ -11,7 +11,7 @@ import torch
 from audit.models.loaded import LoadedModel
 from audit.scoring import causal
 from audit.scoring.base import ScoringInputError
-from audit.scoring.causal import LL_SCORER, PPL_SCORER, length_sorted_batches
+from audit.scoring.causal import LL_SCORER, PPL_SCORER
 from audit.scoring.options import CausalOptions
 from tests.scoring.tiny_models import CAUSAL_BUILDERS, CORPUS, loaded
 
@@ -116,14 +116,6 @@ def test_masked_model_is_refused() -> None:
         LL_SCORER.score_sentences(
             loaded(tiny_bert()), ["x"], options=CausalOptions(), progress=print
         )
-
-
-def test_batches_respect_the_token_budget_and_cover_every_item() -> None:
-    lengths = [5, 17, 3, 40, 9, 9, 1, 22]
-    batches = list(length_sorted_batches(lengths, token_budget=40))
-    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
-    for batch in batches:
-        assert len(batch) == 1 or max(lengths[i] for i in batch) * len(batch) <= 40
 
 
 def test_full_logits_path_equals_the_chunked_head(
