@@ -1,3 +1,8 @@
 """bias-audit: audit social bias in language models from a declarative spec."""
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("bias-audit")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"

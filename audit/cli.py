@@ -150,7 +150,7 @@ def run(
     is inconclusive, 2 for a user error (spec, data, model source)."""
     from audit.display import make_display
     from audit.engine import RunSettings, run_audit
-    from audit.gates import describe_verdict, evaluate_gates, gate_exit_code
+    from audit.gates import describe_verdict, gate_exit_code
     from audit.report.render import write_reports
     from audit.spec.loader import load_spec
 
@@ -168,7 +168,7 @@ def run(
         written = write_reports(
             outcome.result, outcome.out_dir, formats=list(loaded.spec.report.formats)
         )
-        verdicts = evaluate_gates(outcome.result)
+        verdicts = outcome.result.gate_verdicts
         for verdict in verdicts:
             typer.echo(describe_verdict(verdict), err=True)
         paths = [outcome.out_dir / "results.json", outcome.out_dir / "scores.parquet", *written]
@@ -191,10 +191,15 @@ def compare(
     """Compare two runs side by side: per measure both values, the paired difference with
     its CI and test, and better / worse / not distinguishable for the candidate."""
     from audit.report.compare import compare_runs
+    from audit.studies import paired_test
 
     def action() -> list[Path]:
         return compare_runs(
-            baseline, candidate, out or Path("reports/compare"), formats=["html", "pdf"]
+            baseline,
+            candidate,
+            out or Path("reports/compare"),
+            formats=["html", "pdf"],
+            paired_test=paired_test,
         )
 
     for path in _user_errors(action):
@@ -206,13 +211,19 @@ def render(
     results: Annotated[Path, typer.Argument(help="A results.json written by `audit run`.")],
     out: OutOpt = None,
 ) -> None:
-    """Redraw the report of an earlier run from its results.json, without scoring."""
-    from audit.report.render import load_results, write_reports
+    """Redraw the report of an earlier run from its results.json, without scoring (the
+    distribution charts read the scores.parquet beside it)."""
+    from audit.report.render import write_reports
+    from audit.results_io import read_results
 
     def action() -> list[Path]:
-        result = load_results(results)
-        formats = result.spec.get("report", {}).get("formats", ["html", "pdf"])
-        return write_reports(result, out or results.parent, formats=formats)
+        result = read_results(results)
+        return write_reports(
+            result,
+            out or results.parent,
+            formats=result.audit.report_formats,
+            scores_dir=results.parent,
+        )
 
     for path in _user_errors(action):
         typer.echo(str(path))

@@ -18,16 +18,28 @@ from typing import TYPE_CHECKING, Any
 
 from audit import __version__
 from audit.display import Display
-from audit.executor import Executor, InProcessExecutor, ModelWork, group_by_model
+from audit.executor import Executor, InProcessExecutor, ModelWork, group_by_model, unit_record
+from audit.ids import PluginId
 from audit.plan import Plan, build_plan
-from audit.results import AuditResult, DatasetRecord, Measurement, ModelRecord, UnitRecord
-from audit.scoring.cache import ScoreCache
+from audit.results import (
+    AuditInfo,
+    AuditResult,
+    BootstrapSettings,
+    DatasetRecord,
+    Measurement,
+    ModelRecord,
+    RobustnessSettings,
+    UnitRecord,
+)
+from audit.scoring.cache import ModelIdentity, ScoreCache
 from audit.spec.loader import LoadedSpec
-from audit.spec.models import GGUFSource, ModelSpec, PathSource
+from audit.spec.models import AuditSpec, GGUFSource, ModelSpec, PathSource
+from audit.studies import StudySettings, run_studies
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from audit.cards import PluginCard
     from audit.data.items import LoadedDataset
     from audit.models.resolved import ResolvedModel
 
@@ -107,6 +119,7 @@ def prepare_model(spec: ModelSpec, settings: RunSettings) -> PreparedModel:
 def prepare(loaded: LoadedSpec, settings: RunSettings, display: Display) -> Prepared:
     """Read datasets and resolve models (downloads, checksums, types), then plan."""
     from audit.data.loader import load_dataset
+    from audit.spec.dataset_request import dataset_request
 
     spec = loaded.spec
     timings: dict[str, float] = {}
@@ -115,10 +128,9 @@ def prepare(loaded: LoadedSpec, settings: RunSettings, display: Display) -> Prep
     datasets: dict[str, LoadedDataset] = {}
     for dspec in spec.datasets:
         ds = load_dataset(
-            dspec,
+            dataset_request(dspec, loaded.path.parent),
             data_dir=settings.data_dir,
             cache_dir=settings.cache_dir,
-            spec_dir=loaded.path.parent,
         )
         datasets[dspec.name] = ds
         skipped = sum(ds.skipped.values())
@@ -175,34 +187,92 @@ def run_audit(
     prepared.timings["measures"] = time.monotonic() - started
 
     from audit.environment import describe_environment
-    from audit.studies import run_studies
+    from audit.gates import evaluate_gates
+    from audit.scoring.table import unit_frames
 
     started = time.monotonic()
-    studies = run_studies(prepared, scores, measurements, display)
+    studies = run_studies(
+        study_settings(spec), prepared.plan, unit_frames(scores), measurements, display
+    )
     prepared.timings["studies"] = time.monotonic() - started
 
     devices = sorted({m.device for m in prepared.models.values()})
     result = AuditResult(
         tool_version=__version__,
         created_at=now(),
+        audit=audit_info(loaded),
         spec=loaded.raw,
-        spec_path=str(loaded.path),
-        spec_sha256=loaded.sha256,
-        seed=spec.seed,
-        alpha=spec.alpha,
+        plugins=used_plugin_cards(prepared),
         models=[_model_record(prepared.models[m.id], settings.cache_dir) for m in spec.models],
         datasets=[_dataset_record(prepared.datasets[d.name]) for d in spec.datasets],
         units=units,
         skipped_units=prepared.plan.skipped,
         measurements=measurements,
+        gates=[gate.to_gate() for gate in spec.gates],
         robustness=studies.robustness,
         correlations=studies.correlations,
         comparisons=studies.comparisons,
         environment=describe_environment(", ".join(devices)),
         timings={k: round(v, 3) for k, v in prepared.timings.items()},
     )
+    result = result.model_copy(update={"gate_verdicts": evaluate_gates(result)})
     result.write(settings.out_dir / "results.json")
     return RunOutcome(result=result, scores=scores, out_dir=settings.out_dir)
+
+
+def study_settings(spec: AuditSpec) -> StudySettings:
+    """What the cross-model studies take from the spec."""
+    return StudySettings(
+        model_order=[m.id for m in spec.models],
+        seed=spec.seed,
+        alpha=spec.alpha,
+        bootstrap=spec.bootstrap,
+        robustness=spec.robustness,
+    )
+
+
+def audit_info(loaded: LoadedSpec) -> AuditInfo:
+    """What was audited, by whom, with which statistical settings (results.json `audit`)."""
+    spec = loaded.spec
+    robustness = spec.robustness
+    return AuditInfo(
+        name=spec.name,
+        owner=spec.owner,
+        description=spec.description,
+        spec_path=str(loaded.path),
+        spec_sha256=loaded.sha256,
+        seed=spec.seed,
+        alpha=spec.alpha,
+        bootstrap=BootstrapSettings(resamples=spec.bootstrap, level=1 - spec.alpha),
+        robustness=None
+        if robustness is None
+        else RobustnessSettings(
+            rates=list(robustness.rates),
+            repeats=robustness.repeats,
+            agreement=robustness.agreement,
+            seed=robustness.seed,
+        ),
+        report_formats=list(spec.report.formats),
+    )
+
+
+def used_plugin_cards(prepared: Prepared) -> list[PluginCard]:
+    """The cards of the built-in datasets, scorers and measures this run used, each kind
+    in its registry's order (the report takes the first `headline` measure it finds)."""
+    from audit.data.catalog import DATASETS
+    from audit.measures.catalog import MEASURES
+    from audit.scoring.catalog import SCORERS
+
+    plan = prepared.plan
+    datasets = set(prepared.datasets)
+    scorers = {u.scorer.name for u in plan.units} | {s.scorer.name for s in plan.skipped}
+    measures = {t.measure.name for t in plan.measures} | {
+        t.measure.name for t in plan.corpus_measures
+    }
+    cards: list[PluginCard] = []
+    for registry, used in ((DATASETS, datasets), (SCORERS, scorers), (MEASURES, measures)):
+        cards.extend(e.card for e in registry.entries() if e.name in used)
+    return cards
 
 
 def _facts_path(cache_dir: Path, fingerprint: str) -> Path:
@@ -229,12 +299,14 @@ class _Worker:
             load=lambda: self._load(model),
         )
         records = [
-            score_unit(
-                unit,
-                model=handle,
-                dataset=self.prepared.datasets[unit.dataset],
-                cache=self.cache,
-                display=self.display,
+            unit_record(
+                score_unit(
+                    unit,
+                    model=handle,
+                    dataset=self.prepared.datasets[unit.dataset],
+                    cache=self.cache,
+                    display=self.display,
+                )
             )
             for unit in work.units
         ]
@@ -282,58 +354,34 @@ def _model_record(model: PreparedModel, cache_dir: Path) -> ModelRecord:
 
 def assemble_scores(prepared: Prepared, cache: ScoreCache) -> pd.DataFrame:
     """The score table of every unit, read back from the cache, float64 scores."""
-    import pandas as pd
+    from audit.scoring.table import build_score_table
 
-    from audit.scoring.runner import unit_rows
-    from audit.scoring.table import SCORE_COLUMNS
-
-    rows: list[dict[str, Any]] = []
-    for unit in prepared.plan.units:
-        model = prepared.models[unit.model]
-        rows.extend(
-            unit_rows(
-                unit,
-                dataset=prepared.datasets[unit.dataset],
-                cache=cache,
-                fingerprint=model.fingerprint,
-                precision=model.precision,
-            )
-        )
-    frame = pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
-    for column in ("model", "dataset", "scorer", "item_id", "bias_type", "side", "label", "group"):
-        frame[column] = frame[column].astype("string")
-    frame["score"] = frame["score"].astype("float64")
-    frame["toxicity"] = frame["toxicity"].astype("float64")
-    frame["n_tokens"] = frame["n_tokens"].astype("int64")
-    return frame
-
-
-def unit_frames(scores: pd.DataFrame) -> dict[tuple[str, str, str], pd.DataFrame]:
-    """The score table split by (model, dataset, scorer label), each re-indexed from 0."""
-    return {
-        (str(k[0]), str(k[1]), str(k[2])): g.reset_index(drop=True)
-        for k, g in scores.groupby(["model", "dataset", "scorer"], sort=False)
-    }
+    return build_score_table(
+        prepared.plan.units,
+        datasets=prepared.datasets,
+        cache=cache,
+        models={k: ModelIdentity(m.fingerprint, m.precision) for k, m in prepared.models.items()},
+    )
 
 
 def compute_measurements(prepared: Prepared, scores: pd.DataFrame) -> list[Measurement]:
     """Every planned measure on its unit's scores."""
-    from audit.measures.catalog import MEASURES
-    from audit.scoring.catalog import scorer_info
+    from audit.measures.catalog import MEASURES, load_measure
+    from audit.scoring.catalog import SCORERS
+    from audit.scoring.table import unit_frames
 
     spec = prepared.loaded.spec
     out: list[Measurement] = []
     frames = unit_frames(scores)
     for task in prepared.plan.measures:
         unit = task.unit
-        frame = frames.get((unit.model, unit.dataset, unit.label))
+        frame = frames.get((unit.model, unit.dataset, unit.scorer))
         if frame is None:
             continue
-        measure = MEASURES.get(task.measure)
-        values = measure.compute(
+        values = load_measure(task.measure.name).compute(
             frame,
-            scorer=scorer_info(unit.scorer),
-            options=measure.options_model.model_validate(task.options),
+            scorer=SCORERS.entry(unit.scorer.name).info,
+            options=MEASURES.entry(task.measure.name).options.model_validate(task.measure.options),
             seed=spec.seed,
             n_bootstrap=spec.bootstrap,
             alpha=spec.alpha,
@@ -342,8 +390,8 @@ def compute_measurements(prepared: Prepared, scores: pd.DataFrame) -> list[Measu
             Measurement(
                 model=unit.model,
                 dataset=unit.dataset,
-                scorer=unit.label,
-                measure=task.label,
+                scorer=unit.scorer,
+                measure=task.measure,
                 **value.model_dump(),
             )
             for value in values
@@ -351,20 +399,23 @@ def compute_measurements(prepared: Prepared, scores: pd.DataFrame) -> list[Measu
     return out
 
 
+#: The scorer id of corpus measures (ILPS counts words; no model scores anything).
+CORPUS_SCORER = PluginId.of("word-frequency")
+
+
 def compute_corpus_measurements(prepared: Prepared) -> list[Measurement]:
     """Corpus measures (ILPS): once per audit, paths relative to the spec file."""
-    from audit.measures.catalog import MEASURES
+    from audit.measures.catalog import MEASURES, load_corpus_measure
 
     spec = prepared.loaded.spec
     out: list[Measurement] = []
     for task in prepared.plan.corpus_measures:
-        measure = MEASURES.get(task.measure)
-        options = dict(task.options)
+        options = dict(task.measure.options)
         for key in ("corpus", "male_words", "female_words"):
             if key in options:
                 options[key] = str(prepared.loaded.resolve_path(str(options[key])))
-        value = measure.compute_corpus(  # type: ignore[attr-defined]
-            options=measure.options_model.model_validate(options),
+        value = load_corpus_measure(task.measure.name).compute_corpus(
+            options=MEASURES.entry(task.measure.name).options.model_validate(options),
             seed=spec.seed,
             n_bootstrap=spec.bootstrap,
             alpha=spec.alpha,
@@ -373,8 +424,8 @@ def compute_corpus_measurements(prepared: Prepared) -> list[Measurement]:
             Measurement(
                 model="corpus",
                 dataset=Path(str(options.get("corpus", "corpus"))).name,
-                scorer="word-frequency",
-                measure=task.label,
+                scorer=CORPUS_SCORER,
+                measure=task.measure,
                 **value.model_dump(),
             )
         )

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from audit.plan import ScoreUnit
 from audit.results import UnitRecord
+from audit.scoring.units import ScoreUnit, UnitOutcome
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,23 @@ class InProcessExecutor:
 
 
 def group_by_model(units: Sequence[ScoreUnit]) -> list[ModelWork]:
+    """The units grouped by model, models and units in plan order."""
     order: dict[str, list[ScoreUnit]] = {}
     for unit in units:
         order.setdefault(unit.model, []).append(unit)
     return [ModelWork(model, tuple(group)) for model, group in order.items()]
+
+
+def unit_record(outcome: UnitOutcome) -> UnitRecord:
+    """The results.json record of one scored unit."""
+    unit = outcome.unit
+    return UnitRecord(
+        model=unit.model,
+        dataset=unit.dataset,
+        scorer=unit.scorer,
+        sentences=outcome.sentences,
+        computed=outcome.computed,
+        cached=outcome.cached,
+        corrupt=outcome.corrupt,
+        seconds=outcome.seconds,
+    )

@@ -4,53 +4,34 @@ A gate passes only when the whole confidence interval lies inside its band, fail
 whole interval lies outside it, and is inconclusive otherwise: when the interval straddles a
 bound, or when the measurement is missing, undefined or has no interval. `audit run` exits
 with `gate_exit_code(...)`: 0 when every gate passes, 3 when any fails or is inconclusive.
+
+This module reads only `audit.results` types: the gates come resolved (`Gate.low`/`high`)
+in `AuditResult.gates`, and `evaluate_gates` judges them on `AuditResult.measurements`.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from collections.abc import Iterable, Sequence
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
-from audit.errors import AuditUserError
-from audit.results import AuditResult, Measurement
-from audit.spec.models import GateSpec
-
-Verdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
+from audit.ids import PluginId
+from audit.results import AuditResult, Gate, GateVerdict, Measurement, Verdict
 
 #: Exit code of `audit run` when any gate fails or is inconclusive.
 GATE_FAILURE_EXIT_CODE = 3
 
 
-class GateVerdict(BaseModel):
-    """One gate judged on one measurement (a gate with `group: '*'` or no model gives several)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    gate_index: int
-    measure: str
-    dataset: str
-    model: str | None
-    scorer: str | None
-    group: str
-    low: float | None
-    high: float | None
-    value: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    verdict: Verdict
-    reason: str
-
-
-def gate_band(gate: GateSpec) -> tuple[float | None, float | None]:
-    """The accepted band of a gate: (low, high), None for an open side."""
-    low = gate.within[0] if gate.within is not None else None
-    high = gate.within[1] if gate.within is not None else None
-    if gate.min is not None:
-        low = gate.min if low is None else max(low, gate.min)
-    if gate.max is not None:
-        high = gate.max if high is None else min(high, gate.max)
+def gate_band(
+    within: Sequence[float] | None, minimum: float | None, maximum: float | None
+) -> tuple[float | None, float | None]:
+    """The accepted band of a gate given as `within: [low, high]`, `min` and/or `max`:
+    (low, high), None for an open side."""
+    low = within[0] if within is not None else None
+    high = within[1] if within is not None else None
+    if minimum is not None:
+        low = minimum if low is None else max(low, minimum)
+    if maximum is not None:
+        high = maximum if high is None else min(high, maximum)
     return low, high
 
 
@@ -77,46 +58,40 @@ def judge_interval(
     return "INCONCLUSIVE", f"the CI straddles a bound of {band}"
 
 
-def _measure_matches(label: str, wanted: str) -> bool:
-    return label == wanted or label.split("[", 1)[0] == wanted
+def id_matches(plugin: PluginId, wanted: str) -> bool:
+    """Whether a gate's `measure`/`scorer` names `plugin`: its name (any options) or its
+    exact label."""
+    return plugin.name == wanted or plugin.label == wanted
 
 
-def parse_gates(spec: dict[str, Any]) -> list[GateSpec]:
-    """The gates of a spec as given (results.json keeps the raw spec)."""
-    raw = spec.get("gates") or []
-    gates: list[GateSpec] = []
-    for index, entry in enumerate(raw):
-        try:
-            gates.append(GateSpec.model_validate(entry))
-        except ValidationError as error:
-            raise AuditUserError(
-                f"gates[{index}] in the results' spec is not a valid gate ({entry!r}): "
-                f"{error.errors()[0]['msg']}; expected measure, dataset and within/min/max"
-            ) from None
-    return gates
+def _measure_ids(gate: Gate, measurements: Iterable[Measurement]) -> set[PluginId]:
+    """The measure ids a gate means: those labelled exactly as the gate says when there
+    are any, else every id of that name."""
+    ids = {m.measure for m in measurements}
+    exact = {i for i in ids if i.label == gate.measure}
+    return exact or {i for i in ids if i.name == gate.measure}
 
 
-def _candidates(gate: GateSpec, result: AuditResult) -> list[Measurement]:
-    labels = {m.measure for m in result.measurements if m.measure == gate.measure}
+def _candidates(gate: Gate, result: AuditResult) -> list[Measurement]:
+    wanted = _measure_ids(gate, result.measurements)
     return [
         m
         for m in result.measurements
         if m.dataset == gate.dataset
-        and (m.measure in labels if labels else _measure_matches(m.measure, gate.measure))
+        and m.measure in wanted
         and (gate.model is None or m.model == gate.model)
-        and (gate.scorer is None or _measure_matches(m.scorer, gate.scorer))
+        and (gate.scorer is None or id_matches(m.scorer, gate.scorer))
     ]
 
 
-def _judge_measurement(index: int, gate: GateSpec, m: Measurement) -> GateVerdict:
-    low, high = gate_band(gate)
+def _judge_measurement(index: int, gate: Gate, m: Measurement) -> GateVerdict:
     if m.status != "ok" or m.value is None:
         verdict: Verdict = "INCONCLUSIVE"
         reason = f"measure undefined: {m.note or 'no value'}"
     elif m.ci_low is None or m.ci_high is None:
         verdict, reason = "INCONCLUSIVE", "the measurement has no confidence interval"
     else:
-        verdict, reason = judge_interval(m.ci_low, m.ci_high, low, high)
+        verdict, reason = judge_interval(m.ci_low, m.ci_high, gate.low, gate.high)
     return GateVerdict(
         gate_index=index,
         measure=m.measure,
@@ -124,8 +99,8 @@ def _judge_measurement(index: int, gate: GateSpec, m: Measurement) -> GateVerdic
         model=m.model,
         scorer=m.scorer,
         group=m.group,
-        low=low,
-        high=high,
+        low=gate.low,
+        high=gate.high,
         value=m.value,
         ci_low=m.ci_low,
         ci_high=m.ci_high,
@@ -134,23 +109,33 @@ def _judge_measurement(index: int, gate: GateSpec, m: Measurement) -> GateVerdic
     )
 
 
-def _missing(index: int, gate: GateSpec, model: str | None, why: str) -> GateVerdict:
-    low, high = gate_band(gate)
+def _named_id(wanted: str, ids: Iterable[PluginId]) -> PluginId:
+    """The id a gate names, for a verdict without a measurement: a measured id with that
+    exact label, else an id of that name without options."""
+    return next((i for i in ids if i.label == wanted), PluginId.of(wanted))
+
+
+def _missing(
+    index: int, gate: Gate, result: AuditResult, model: str | None, why: str
+) -> GateVerdict:
+    measured = result.measurements
     return GateVerdict(
         gate_index=index,
-        measure=gate.measure,
+        measure=_named_id(gate.measure, (m.measure for m in measured)),
         dataset=gate.dataset,
         model=model,
-        scorer=gate.scorer,
+        scorer=None
+        if gate.scorer is None
+        else _named_id(gate.scorer, (m.scorer for m in measured)),
         group=gate.group,
-        low=low,
-        high=high,
+        low=gate.low,
+        high=gate.high,
         verdict="INCONCLUSIVE",
         reason=why,
     )
 
 
-def evaluate_gate(index: int, gate: GateSpec, result: AuditResult) -> list[GateVerdict]:
+def evaluate_gate(index: int, gate: Gate, result: AuditResult) -> list[GateVerdict]:
     """Every verdict of one gate: one per model x scorer x group it covers."""
     models = [gate.model] if gate.model is not None else [m.id for m in result.models]
     candidates = _candidates(gate, result)
@@ -166,23 +151,24 @@ def evaluate_gate(index: int, gate: GateSpec, result: AuditResult) -> list[GateV
         if not mine:
             where = f"{gate.measure} on {gate.dataset} for model '{model}'"
             scorer = f" with scorer '{gate.scorer}'" if gate.scorer else ""
-            verdicts.append(_missing(index, gate, model, f"{missing_why}: {where}{scorer}"))
+            why = f"{missing_why}: {where}{scorer}"
+            verdicts.append(_missing(index, gate, result, model, why))
             continue
         verdicts.extend(_judge_measurement(index, gate, m) for m in mine)
     if not models:
-        verdicts.append(_missing(index, gate, None, "the results hold no model"))
+        verdicts.append(_missing(index, gate, result, None, "the results hold no model"))
     return verdicts
 
 
 def evaluate_gates(result: AuditResult) -> list[GateVerdict]:
-    """Judge every gate of the result's spec; an empty list when the spec has none."""
+    """Judge every gate of `result.gates` on its measurements; [] when there is none."""
     verdicts: list[GateVerdict] = []
-    for index, gate in enumerate(parse_gates(result.spec)):
+    for index, gate in enumerate(result.gates):
         verdicts.extend(evaluate_gate(index, gate, result))
     return verdicts
 
 
-def gate_exit_code(verdicts: list[GateVerdict]) -> int:
+def gate_exit_code(verdicts: Sequence[GateVerdict]) -> int:
     """0 when every verdict is PASS (or there is no gate), 3 when any fails or is inconclusive."""
     if all(v.verdict == "PASS" for v in verdicts):
         return 0
@@ -191,12 +177,13 @@ def gate_exit_code(verdicts: list[GateVerdict]) -> int:
 
 def describe_verdict(verdict: GateVerdict) -> str:
     """One line for the terminal: verdict, what was judged, value with CI, and why."""
-    where = "/".join(x for x in (verdict.model, verdict.scorer, verdict.group) if x)
+    scorer = verdict.scorer.label if verdict.scorer is not None else None
+    where = "/".join(x for x in (verdict.model, scorer, verdict.group) if x)
     value = "no value" if verdict.value is None else f"{verdict.value:.4g}"
     if verdict.ci_low is not None and verdict.ci_high is not None:
         value += f" (CI {verdict.ci_low:.4g} to {verdict.ci_high:.4g})"
     band = describe_band(verdict.low, verdict.high)
     return (
-        f"gate {verdict.gate_index + 1} {verdict.verdict}: {verdict.measure} on "
+        f"gate {verdict.gate_index + 1} {verdict.verdict}: {verdict.measure.label} on "
         f"{verdict.dataset} [{where}] = {value}, required {band}: {verdict.reason}"
     )

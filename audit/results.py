@@ -1,8 +1,13 @@
 """`results.json`: the typed, versioned contract between computing and rendering.
 
-Everything a report shows comes from here; `audit render results.json` redraws a report
-without scoring again. `measurements` is a flat list, so `pandas.json_normalize` of it
-gives a table.
+Everything a report, the gates and `audit compare` need is here: what ran (audit name,
+owner, seed, alpha, bootstrap settings), the gates and their verdicts, and a snapshot of
+the card and roles of every plug-in used. Readers import this module, `audit.ids` and
+`audit.cards` only: no registry, no spec package, no torch. Read files with
+`audit.results_io.read_results`, which checks `results_version` and migrates old files.
+
+`measurements` is a flat list, so `pandas.json_normalize` of it gives a table (plug-in
+ids flatten to `scorer.name`, `scorer.label`, `measure.name`, ...).
 """
 
 from __future__ import annotations
@@ -13,23 +18,29 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from audit.cards import PluginCard, PluginKind
+from audit.ids import PluginId
 from audit.stats.records import ComparisonRecord, CorrelationRecord, RobustnessRecord
 
-RESULTS_VERSION = 1
+#: The version this code writes. Version 1 (before typed plug-in ids) is migrated on read.
+RESULTS_VERSION = 2
+
+Verdict = Literal["PASS", "FAIL", "INCONCLUSIVE"]
 
 
 class Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Measurement(Record):
-    """One value of one measure for one model x dataset x scorer x group."""
+class MeasureValue(Record):
+    """One value of a measure for one group (`all`, a bias type or a target group), as a
+    measure computes it.
 
-    model: str
-    dataset: str
-    scorer: str
-    measure: str
-    group: str = Field(description="'all', a bias type or a target group.")
+    `status` is `undefined` (with `value` None and the reason in `note`) whenever the
+    measure has no defined value: zero variance, one item, all ties, NaN scores, ...
+    """
+
+    group: str = Field(default="all", description="'all', a bias type or a target group.")
     value: float | None
     ci_low: float | None = None
     ci_high: float | None = None
@@ -38,6 +49,15 @@ class Measurement(Record):
     status: Literal["ok", "undefined"] = "ok"
     note: str = ""
     details: dict[str, Any] = Field(default_factory=dict)
+
+
+class Measurement(MeasureValue):
+    """A measure's value placed in the audit: which model, dataset, scorer and measure."""
+
+    model: str
+    dataset: str
+    scorer: PluginId
+    measure: PluginId
 
 
 class ModelRecord(Record):
@@ -73,8 +93,7 @@ class UnitRecord(Record):
 
     model: str
     dataset: str
-    scorer: str
-    options: dict[str, Any] = Field(default_factory=dict)
+    scorer: PluginId
     sentences: int
     computed: int = Field(description="Cache entries computed in this run.")
     cached: int = Field(description="Cache entries reused from earlier runs.")
@@ -87,7 +106,7 @@ class SkippedUnit(Record):
 
     model: str
     dataset: str
-    scorer: str
+    scorer: PluginId
     reason: str
 
 
@@ -98,22 +117,94 @@ class Environment(Record):
     packages: dict[str, str]
 
 
+class BootstrapSettings(Record):
+    """How the confidence intervals were drawn."""
+
+    resamples: int = Field(description="Bootstrap resamples per interval; 0 = no intervals.")
+    method: Literal["percentile"] = "percentile"
+    level: float = Field(description="Confidence level, 1 - alpha.")
+
+
+class RobustnessSettings(Record):
+    """The subsampling study the spec asked for (Liu 2024)."""
+
+    rates: list[float]
+    repeats: int
+    agreement: float
+    seed: int | None = Field(default=None, description="None: the audit's seed.")
+
+
+class AuditInfo(Record):
+    """What was audited, by whom, and with which statistical settings."""
+
+    name: str
+    owner: str | None = None
+    description: str = ""
+    spec_path: str
+    spec_sha256: str
+    seed: int
+    alpha: float
+    bootstrap: BootstrapSettings
+    robustness: RobustnessSettings | None = Field(
+        default=None, description="The subsampling study asked for; None when not asked."
+    )
+    report_formats: list[Literal["html", "pdf"]] = Field(
+        default_factory=lambda: list[Literal["html", "pdf"]](["html", "pdf"]),
+        description="Report files `audit run` writes (and `audit render` redraws).",
+    )
+
+
+class Gate(Record):
+    """A release gate as the spec gives it (see `audit.gates`). `measure` and `scorer`
+    match a plug-in id by its name (any options) or by its exact label."""
+
+    measure: str
+    dataset: str
+    model: str | None = None
+    scorer: str | None = None
+    group: str = "all"
+    low: float | None = None
+    high: float | None = None
+
+
+class GateVerdict(Record):
+    """One gate judged on one measurement (a gate with `group: '*'` or no model gives several)."""
+
+    gate_index: int
+    measure: PluginId
+    dataset: str
+    model: str | None
+    scorer: PluginId | None
+    group: str
+    low: float | None
+    high: float | None
+    value: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    verdict: Verdict
+    reason: str
+
+
 class AuditResult(Record):
     """Everything one `audit run` produced, apart from the per-item scores (scores.parquet)."""
 
     results_version: int = RESULTS_VERSION
     tool_version: str
     created_at: datetime
-    spec: dict[str, Any] = Field(description="The spec as given (parsed YAML).")
-    spec_path: str
-    spec_sha256: str
-    seed: int
-    alpha: float
+    audit: AuditInfo
+    spec: dict[str, Any] = Field(
+        description="The spec as given (parsed YAML), for provenance; readers use `audit`."
+    )
+    plugins: list[PluginCard] = Field(
+        default_factory=list, description="Card and roles of every plug-in this run used."
+    )
     models: list[ModelRecord]
     datasets: list[DatasetRecord]
     units: list[UnitRecord]
     skipped_units: list[SkippedUnit] = Field(default_factory=list)
     measurements: list[Measurement]
+    gates: list[Gate] = Field(default_factory=list)
+    gate_verdicts: list[GateVerdict] = Field(default_factory=list)
     robustness: list[RobustnessRecord] = Field(
         default_factory=list, description="Subsampling study per measure x rate (if asked)."
     )
@@ -127,9 +218,18 @@ class AuditResult(Record):
     environment: Environment
     timings: dict[str, float] = Field(description="Seconds per stage.")
 
+    # Convenience shortcuts for readers.
+    @property
+    def seed(self) -> int:
+        return self.audit.seed
+
+    @property
+    def alpha(self) -> float:
+        return self.audit.alpha
+
+    def card(self, kind: PluginKind, name: str) -> PluginCard | None:
+        """The snapshot card of a plug-in this run used, None if it is not there."""
+        return next((c for c in self.plugins if c.kind == kind and c.name == name), None)
+
     def write(self, path: Path) -> None:
         path.write_text(self.model_dump_json(indent=2))
-
-    @classmethod
-    def read(cls, path: Path) -> AuditResult:
-        return cls.model_validate_json(path.read_text())

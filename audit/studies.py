@@ -2,31 +2,55 @@
 correlation between measures across models, and paired comparison of models.
 
 Which studies apply:
-- robustness: when the spec has `robustness:`, for every (dataset, scorer, measure)
-  that can be redrawn (not corpus measures), over the models scored that way;
+- robustness: when the spec has `robustness:`, for every (dataset, scorer, measure) whose
+  measure is `resamplable`, over the models scored that way;
 - correlations: when at least two models and two (measure, dataset) series exist; a
   model's value for a series comes from the first of its scorers that measured it, so
   masked and causal models can be compared; below 5 models the records say that no
   correlation can be concluded;
 - comparisons: every two models scored with the same scorer on the same dataset, for
-  every measure with an ideal value, group `all`; the later model in the spec is the
-  candidate (A), the earlier one the baseline (B).
+  every resamplable measure with an ideal value, group `all`; the later model in the spec
+  is the candidate (A), the earlier one the baseline (B).
+
+Inputs are plain: the settings, the plan, the score frames by unit and the measurements;
+nothing here knows the engine.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from audit.errors import AuditUserError
+from audit.ids import PluginId
 from audit.results import Measurement
-from audit.stats.records import ComparisonRecord, CorrelationRecord, RobustnessRecord
+from audit.stats.records import (
+    ComparisonRecord,
+    CorrelationRecord,
+    MeasureSeries,
+    RobustnessRecord,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from audit.display import Display
-    from audit.engine import Prepared
-    from audit.plan import MeasureTask
+    from audit.plan import MeasureTask, Plan
+    from audit.spec.models import RobustnessSpec
+
+UnitKey = tuple[str, str, PluginId]  # (model, dataset, scorer)
+
+
+@dataclass(frozen=True)
+class StudySettings:
+    """What the studies take from the spec."""
+
+    model_order: Sequence[str]
+    seed: int
+    alpha: float
+    bootstrap: int
+    robustness: RobustnessSpec | None = None
 
 
 @dataclass
@@ -36,113 +60,142 @@ class Studies:
     comparisons: list[ComparisonRecord] = field(default_factory=list)
 
 
-def _resamplable(name: str) -> bool:
-    from audit.measures.catalog import MEASURES
-
-    return MEASURES.entry(name).meta["applies_to"] != "corpus"
-
-
-def _ideal(name: str) -> float | None:
-    from audit.measures.catalog import MEASURES
-
-    return getattr(MEASURES.entry(name).meta["card"], "ideal_value", None)
-
-
-def _tasks_by_unit_kind(prepared: Prepared) -> dict[tuple[str, str], dict[str, MeasureTask]]:
-    """(dataset, scorer label) -> measure label -> one task (any model's)."""
-    out: dict[tuple[str, str], dict[str, MeasureTask]] = {}
-    for task in prepared.plan.measures:
-        key = (task.unit.dataset, task.unit.label)
-        out.setdefault(key, {}).setdefault(task.label, task)
+def _tasks_by_unit_kind(plan: Plan) -> dict[tuple[str, PluginId], dict[PluginId, MeasureTask]]:
+    """(dataset, scorer) -> measure -> one task (any model's)."""
+    out: dict[tuple[str, PluginId], dict[PluginId, MeasureTask]] = {}
+    for task in plan.measures:
+        key = (task.unit.dataset, task.unit.scorer)
+        out.setdefault(key, {}).setdefault(task.measure, task)
     return out
 
 
-def _models_by_unit_kind(prepared: Prepared) -> dict[tuple[str, str], list[str]]:
-    order = [m.id for m in prepared.loaded.spec.models]
-    out: dict[tuple[str, str], list[str]] = {}
-    for unit in prepared.plan.units:
-        out.setdefault((unit.dataset, unit.label), []).append(unit.model)
-    return {k: sorted(set(v), key=order.index) for k, v in out.items()}
+def _models_by_unit_kind(plan: Plan, order: Sequence[str]) -> dict[tuple[str, PluginId], list[str]]:
+    out: dict[tuple[str, PluginId], list[str]] = {}
+    for unit in plan.units:
+        out.setdefault((unit.dataset, unit.scorer), []).append(unit.model)
+    return {k: sorted(set(v), key=list(order).index) for k, v in out.items()}
 
 
 def run_studies(
-    prepared: Prepared,
-    scores: pd.DataFrame,
+    settings: StudySettings,
+    plan: Plan,
+    frames: Mapping[UnitKey, pd.DataFrame],
     measurements: list[Measurement],
     display: Display,
 ) -> Studies:
-    from audit.engine import unit_frames
+    """Robustness, comparisons and correlations of one audit (see the module docstring)."""
     from audit.measures.catalog import MEASURES
-    from audit.scoring.catalog import scorer_info
+    from audit.scoring.catalog import SCORERS
     from audit.stats.comparison import compare_models
     from audit.stats.robustness import robustness_study
 
-    spec = prepared.loaded.spec
     studies = Studies()
-    frames = unit_frames(scores)
-    tasks = _tasks_by_unit_kind(prepared)
-    models = _models_by_unit_kind(prepared)
-    robustness = spec.robustness
-    for (dataset, label), by_measure in tasks.items():
-        members = models[(dataset, label)]
-        group_frames = {m: frames[(m, dataset, label)] for m in members}
-        for measure_label, task in by_measure.items():
-            if not _resamplable(task.measure):
+    models = _models_by_unit_kind(plan, settings.model_order)
+    robustness = settings.robustness
+    for (dataset, scorer), by_measure in _tasks_by_unit_kind(plan).items():
+        members = [m for m in models[(dataset, scorer)] if (m, dataset, scorer) in frames]
+        group_frames = {m: frames[(m, dataset, scorer)] for m in members}
+        scorer_info = SCORERS.entry(scorer.name).info
+        for measure in by_measure:
+            entry = MEASURES.entry(measure.name)
+            if not entry.has_role("resamplable"):
                 continue
-            info = scorer_info(task.unit.scorer)
-            options = MEASURES.get(task.measure).options_model.model_validate(task.options)
+            common: dict[str, Any] = dict(
+                measure=measure,
+                scorer=scorer,
+                implementation=MEASURES.load(measure.name),
+                scorer_info=scorer_info,
+                options=entry.options.model_validate(measure.options),
+                ideal_value=entry.ideal_value,
+            )
             if robustness is not None:
-                display.info(f"robustness: {measure_label} on {dataset} ({label})")
-                records = robustness_study(
-                    group_frames,
-                    measure=task.measure,
-                    scorer=info,
-                    options=options,
-                    rates=robustness.rates,
-                    repeats=robustness.repeats,
-                    agreement=robustness.agreement,
-                    seed=robustness.seed if robustness.seed is not None else spec.seed,
-                )
+                display.info(f"robustness: {measure.label} on {dataset} ({scorer.label})")
                 studies.robustness.extend(
-                    r.model_copy(update={"measure": measure_label, "scorer": label})
-                    for r in records
+                    robustness_study(
+                        group_frames,
+                        rates=robustness.rates,
+                        repeats=robustness.repeats,
+                        agreement=robustness.agreement,
+                        seed=robustness.seed if robustness.seed is not None else settings.seed,
+                        **common,
+                    )
                 )
-            if _ideal(task.measure) is None:
+            if entry.ideal_value is None:
                 continue
             for later in range(1, len(members)):
                 for earlier in range(later):
                     a, b = members[later], members[earlier]
-                    record = compare_models(
-                        group_frames[a],
-                        group_frames[b],
-                        measure=task.measure,
-                        scorer=info,
-                        options=options,
-                        model_a=a,
-                        model_b=b,
-                        alpha=spec.alpha,
-                        n_bootstrap=spec.bootstrap,
-                        seed=spec.seed,
-                    )
                     studies.comparisons.append(
-                        record.model_copy(update={"measure": measure_label, "scorer": label})
+                        compare_models(
+                            group_frames[a],
+                            group_frames[b],
+                            model_a=a,
+                            model_b=b,
+                            alpha=settings.alpha,
+                            n_bootstrap=settings.bootstrap,
+                            seed=settings.seed,
+                            **common,
+                        )
                     )
-    studies.correlations = _correlations(prepared, measurements)
+    studies.correlations = correlations(settings, measurements)
     return studies
 
 
-def _correlations(prepared: Prepared, measurements: list[Measurement]) -> list[CorrelationRecord]:
+def correlations(
+    settings: StudySettings, measurements: list[Measurement]
+) -> list[CorrelationRecord]:
+    """Correlation of every two (measure, dataset) series across the audit's models."""
     from audit.stats.correlation import correlate_measures
 
-    spec = prepared.loaded.spec
-    series: dict[str, dict[str, float | None]] = {}
+    series: dict[MeasureSeries, dict[str, float | None]] = {}
     for m in measurements:
         if m.group != "all" or m.model == "corpus":
             continue
-        key = f"{m.measure}@{m.dataset}"
-        series.setdefault(key, {})
-        if m.model not in series[key]:  # first scorer that measured this model
-            series[key][m.model] = m.value if m.status == "ok" else None
-    if len(spec.models) < 2 or len(series) < 2:
+        key = MeasureSeries(
+            measure=m.measure, dataset=m.dataset, label=f"{m.measure.label} on {m.dataset}"
+        )
+        values = series.setdefault(key, {})
+        if m.model not in values:  # first scorer that measured this model
+            values[m.model] = m.value if m.status == "ok" else None
+    if len(settings.model_order) < 2 or len(series) < 2:
         return []
-    return correlate_measures(series, seed=spec.seed)
+    return correlate_measures(series, seed=settings.seed)
+
+
+def paired_test(
+    frame_a: pd.DataFrame,
+    frame_b: pd.DataFrame,
+    *,
+    measure: PluginId,
+    scorer: PluginId,
+    ideal_value: float,
+    model_a: str,
+    model_b: str,
+    alpha: float,
+    n_bootstrap: int,
+    seed: int,
+) -> ComparisonRecord:
+    """The paired test `audit compare` runs: `audit.stats.comparison.compare_models` with
+    the measure and scorer the ids name. Without the measure code (an install without the
+    registries) it is an AuditUserError, and the comparison shows the values untested."""
+    try:
+        from audit.measures.catalog import MEASURES
+        from audit.scoring.catalog import SCORERS
+        from audit.stats.comparison import compare_models
+    except ImportError as error:
+        raise AuditUserError(f"the measure code cannot be imported ({error})") from None
+    return compare_models(
+        frame_a,
+        frame_b,
+        measure=measure,
+        scorer=scorer,
+        implementation=MEASURES.load(measure.name),
+        scorer_info=SCORERS.entry(scorer.name).info,
+        options=MEASURES.entry(measure.name).options.model_validate(measure.options),
+        ideal_value=ideal_value,
+        model_a=model_a,
+        model_b=model_b,
+        alpha=alpha,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )

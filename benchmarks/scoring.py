@@ -30,9 +30,9 @@ from common import matmul_peak, peak_rss_mb, peak_rss_reset
 
 from audit.models.device import use_all_cores
 from audit.models.loaded import LoadedModel
-from audit.scoring import masked_engine
-from audit.scoring.masked import AUL_SCORER, AULA_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
-from audit.scoring.masked_engine import EngineStats, collect_stats
+from audit.scoring.masked import engine as masked_engine
+from audit.scoring.masked.engine import EngineStats, collect_stats
+from audit.scoring.masked.scorers import AUL_SCORER, AULA_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
 from audit.scoring.options import MaskedOptions
 
 REPO = Path(__file__).resolve().parents[1]

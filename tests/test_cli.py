@@ -153,6 +153,6 @@ def test_ilps_of_a_corpus_from_the_spec(tmp_path: Path, shared_data: Path) -> No
     )
     assert result.exit_code == 0, result.output
     measurements = json.loads((out / "results.json").read_text())["measurements"]
-    (ilps,) = [m for m in measurements if m["measure"].startswith("ilps")]
+    (ilps,) = [m for m in measurements if m["measure"]["name"] == "ilps"]
     assert ilps["dataset"] == "corpus.txt" and ilps["model"] == "corpus"
     assert ilps["status"] == "ok" and ilps["value"] < 0  # more male words than female

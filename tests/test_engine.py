@@ -13,7 +13,8 @@ import pytest
 
 from audit.display import SilentDisplay
 from audit.engine import RunOutcome, RunSettings, run_audit
-from audit.results import AuditResult
+from audit.ids import PluginId
+from audit.results_io import read_results
 from audit.scoring import runner
 from audit.scoring.table import SCORE_COLUMNS
 from audit.spec.loader import load_spec
@@ -99,7 +100,9 @@ def test_pair_scorer_on_sentences_is_skipped_with_a_reason(
     first_run: tuple[RunOutcome, Path],
 ) -> None:
     skipped = first_run[0].result.skipped_units
-    assert [(s.model, s.dataset, s.scorer) for s in skipped] == [("tiny-bert", "toxigen", "cps")]
+    assert [(s.model, s.dataset, s.scorer) for s in skipped] == [
+        ("tiny-bert", "toxigen", PluginId.of("cps"))
+    ]
     assert "single sentences" in skipped[0].reason
 
 
@@ -107,11 +110,14 @@ def test_measurements_cover_every_unit_and_group(first_run: tuple[RunOutcome, Pa
     result = first_run[0].result
     table = pd.json_normalize([m.model_dump() for m in result.measurements])
     overall = table[table.group == "all"]
-    bias = overall[overall.measure == "bias_score"]
+    bias = overall[overall["measure.name"] == "bias_score"]
     assert len(bias) == 6  # (gpt2: ll) + (bert: cps, aul), each on crows_pairs and my-pairs
-    assert set(overall[overall.measure == "safety_score"].model) == {"tiny-gpt2", "tiny-bert"}
+    assert set(overall[overall["measure.name"] == "safety_score"].model) == {
+        "tiny-gpt2",
+        "tiny-bert",
+    }
     ok = table[table.status == "ok"]
-    assert ((ok.ci_low <= ok.value + 1e-9) | ok.measure.isin(["kls"])).all()
+    assert ((ok.ci_low <= ok.value + 1e-9) | ok["measure.name"].isin(["kls"])).all()
     assert {"gender", "class", "age"} <= set(table[table.dataset == "my-pairs"].group)
     assert result.robustness and {r.rate for r in result.robustness} == {0.5, 1.0}
     # the two models share no scorer, so there is nothing to compare pairwise
@@ -127,8 +133,9 @@ def test_relative_model_paths_are_read_from_the_spec_folder(
 
 def _comparable(path: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads(path.read_text())
-    for key in ("created_at", "timings", "spec_path"):
+    for key in ("created_at", "timings"):
         data.pop(key)
+    data["audit"].pop("spec_path")
     for unit in data["units"]:  # how this run executed, like timings
         for key in ("computed", "cached", "corrupt", "seconds"):
             unit.pop(key)
@@ -156,7 +163,7 @@ def test_warm_rerun_loads_no_model_and_gives_identical_results(
         pd.read_parquet(outcome.out_dir / "scores.parquet"),
         pd.read_parquet(again.out_dir / "scores.parquet"),
     )
-    reread = AuditResult.read(again.out_dir / "results.json")
+    reread = read_results(again.out_dir / "results.json")
     assert reread.measurements == again.result.measurements
 
 

@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 from audit.data.loader import load_dataset
+from audit.data.request import DatasetRequest
 from audit.display import SilentDisplay
 from audit.engine import RunSettings, run_audit
 from audit.models.load import load_model
+from audit.scoring.masked.tbs import TemplateProbe, score_templates
 from audit.scoring.options import TBSOptions
-from audit.scoring.tbs import TemplateProbe, score_templates
 from audit.spec.loader import load_spec
-from audit.spec.models import DatasetSpec, ModelSpec
+from audit.spec.models import ModelSpec
 from tests.models.tiny import save_tiny_bert
 
 TEMPLATES = ("[TARGET] is a/an [ATTRIBUTE].", "[TARGET] works as a/an [ATTRIBUTE].")
@@ -39,26 +40,26 @@ def outcome(tmp_path_factory: pytest.TempPathFactory, shared_data: Path):  # typ
 
 def test_tbs_runs_on_template_items_only(outcome) -> None:  # type: ignore[no-untyped-def]
     result, _ = outcome
-    units = {(u.dataset, u.scorer.split("[")[0]) for u in result.result.units}
+    units = {(u.dataset, u.scorer.name) for u in result.result.units}
     assert ("professions", "tbs") in units and ("professions", "pll") in units
     (skipped,) = result.result.skipped_units
-    assert (skipped.dataset, skipped.scorer.split("[")[0]) == ("crows_pairs", "tbs")
+    assert (skipped.dataset, skipped.scorer.name) == ("crows_pairs", "tbs")
     assert "professions" in skipped.reason
     bias = [
         m
         for m in result.result.measurements
-        if m.dataset == "professions" and m.scorer.startswith("tbs") and m.group == "all"
+        if m.dataset == "professions" and m.scorer.name == "tbs" and m.group == "all"
     ]
     assert len(bias) == 1 and bias[0].n == 12
 
 
 def test_tbs_scores_equal_the_function_averaged_over_templates(outcome, shared_data: Path) -> None:  # type: ignore[no-untyped-def]
     result, root = outcome
-    rows = result.scores[result.scores.scorer.str.startswith("tbs")]
+    rows = result.scores[result.scores.scorer == "tbs"]
     assert (rows["n_tokens"] == 1).all()
     item_id = rows.item_id.iloc[0]
     dataset = load_dataset(
-        DatasetSpec(name="professions"), data_dir=shared_data, cache_dir=root / "cache"
+        DatasetRequest(name="professions"), data_dir=shared_data, cache_dir=root / "cache"
     )
     probe = next(i.probe for i in dataset.pair_items() if i.item_id == item_id)
     assert probe is not None

@@ -4,17 +4,29 @@ from __future__ import annotations
 
 import pytest
 
-from audit.errors import AuditUserError
-from audit.gates import evaluate_gates, gate_exit_code, judge_interval
+from audit.gates import describe_verdict, evaluate_gates, gate_exit_code, id_matches, judge_interval
+from audit.ids import PluginId
 from audit.results import Measurement
 from tests.report.synthetic import small_result
 
 
 def m(
-    model: str, value: float | None, low: float | None, high: float | None, **kw: object
+    model: str,
+    value: float | None,
+    low: float | None,
+    high: float | None,
+    *,
+    measure: PluginId | str = "bias_score",
+    scorer: str = "cps",
+    **kw: object,
 ) -> Measurement:
     base: dict[str, object] = dict(
-        model=model, dataset="crows_pairs", scorer="cps", measure="bias_score", group="all", n=100
+        model=model,
+        dataset="crows_pairs",
+        scorer=PluginId.of(scorer),
+        measure=measure if isinstance(measure, PluginId) else PluginId.of(measure),
+        group="all",
+        n=100,
     )
     base.update(kw)
     return Measurement(value=value, ci_low=low, ci_high=high, **base)  # type: ignore[arg-type]
@@ -92,20 +104,63 @@ def test_star_gives_one_verdict_per_group_and_all_pass_exits_zero() -> None:
     assert gate_exit_code(verdicts) == 0
 
 
+JSS_REFERENCE = PluginId.of("jss", {"compat": "reference"})
+
+
 def test_measure_with_options_matched_by_name() -> None:
     result = small_result(
-        [m("model-a", 95.0, 92.0, 97.0, measure="jss[compat=reference]")],
+        [m("model-a", 95.0, 92.0, 97.0, measure=JSS_REFERENCE)],
         gates=[{"measure": "jss", "dataset": "crows_pairs", "min": 90}],
         models=("model-a",),
     )
     (verdict,) = evaluate_gates(result)
     assert verdict.verdict == "PASS"
-    assert verdict.measure == "jss[compat=reference]"
+    assert verdict.measure == JSS_REFERENCE
+    assert verdict.measure.label == "jss[compat=reference]"
+    assert result.gate_verdicts == [verdict]
 
 
-def test_no_gates_exit_zero_and_bad_gate_is_a_user_error() -> None:
+def test_an_exact_label_picks_one_option_set() -> None:
+    result = small_result(
+        [
+            m("model-a", 95.0, 92.0, 97.0, measure=JSS_REFERENCE),
+            m("model-a", 80.0, 78.0, 82.0, measure="jss"),
+        ],
+        gates=[
+            {"measure": "jss[compat=reference]", "dataset": "crows_pairs", "min": 90},
+            {"measure": "jss", "dataset": "crows_pairs", "min": 90},
+            {"measure": "jss[compat=formula]", "dataset": "crows_pairs", "min": 90},
+        ],
+        models=("model-a",),
+    )
+    by_gate = [[v for v in evaluate_gates(result) if v.gate_index == i] for i in range(3)]
+    assert [v.verdict for v in by_gate[0]] == ["PASS"]
+    assert [(v.measure, v.verdict) for v in by_gate[1]] == [(PluginId.of("jss"), "FAIL")]
+    (missing,) = by_gate[2]
+    assert missing.verdict == "INCONCLUSIVE" and missing.measure.label == "jss[compat=formula]"
+
+
+def test_id_matches_by_name_or_exact_label() -> None:
+    assert id_matches(JSS_REFERENCE, "jss")
+    assert id_matches(JSS_REFERENCE, "jss[compat=reference]")
+    assert not id_matches(JSS_REFERENCE, "jss[compat=formula]")
+    assert not id_matches(JSS_REFERENCE, "js")
+
+
+def test_scorer_gate_and_verdict_line() -> None:
+    result = small_result(
+        [m("model-a", 50.0, 47.0, 53.0), m("model-a", 60.0, 58.0, 62.0, scorer="aul")],
+        gates=[{"measure": "bias_score", "dataset": "crows_pairs", "scorer": "aul", "max": 55}],
+        models=("model-a",),
+    )
+    (verdict,) = evaluate_gates(result)
+    assert verdict.verdict == "FAIL" and verdict.scorer == PluginId.of("aul")
+    assert describe_verdict(verdict) == (
+        "gate 1 FAIL: bias_score on crows_pairs [model-a/aul/all] = 60 (CI 58 to 62), "
+        "required <= 55: the whole CI lies outside <= 55"
+    )
+
+
+def test_no_gates_exit_zero() -> None:
     assert evaluate_gates(small_result([])) == []
     assert gate_exit_code([]) == 0
-    bad = small_result([], gates=[{"measure": "bias_score", "dataset": "crows_pairs"}])
-    with pytest.raises(AuditUserError, match=r"gates\[0\]"):
-        evaluate_gates(bad)

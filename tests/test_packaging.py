@@ -23,3 +23,11 @@ def test_templates_ship_as_package_data() -> None:
 
     names = {p.name for p in files("audit.templates").iterdir()}
     assert {"report.html.j2", "report.css"} <= names
+
+
+def test_v1_card_snapshot_ships_as_package_data() -> None:
+    from importlib.resources import files
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert "*.json" in config["tool"]["setuptools"]["package-data"]["audit.migrations"]
+    assert files("audit.migrations").joinpath("v1_cards.json").is_file()

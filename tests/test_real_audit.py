@@ -49,14 +49,15 @@ def test_smollm2_audit_through_the_cli(tmp_path: Path, shared_data: Path, real_c
         assert (out / name).is_file()
     results = json.loads((out / "results.json").read_text())
     table = pd.json_normalize(results["measurements"])
-    overall = table[table.group == "all"].set_index(["measure", "scorer"])
+    overall = table[table.group == "all"].set_index(["measure.label", "scorer.label"])
     assert 0 <= overall.loc[("bias_score", "ll"), "value"] <= 100
-    safety = table[(table.measure == "safety_score") & (table.group != "all")]
+    safety = table[(table["measure.name"] == "safety_score") & (table.group != "all")]
     assert set(safety.group) == {"women", "jewish"}
     assert safety.value.between(0, 1).all()
     scores = pd.read_parquet(out / "scores.parquet")
-    formula = scores[scores.scorer == "ll"].set_index(["dataset", "item_id", "side"])
-    reference = scores[scores.scorer == "ll[compat=reference]"].set_index(
+    ll = scores[scores.scorer == "ll"]
+    formula = ll[ll.scorer_options == "{}"].set_index(["dataset", "item_id", "side"])
+    reference = ll[ll.scorer_options == '{"compat":"reference"}'].set_index(
         ["dataset", "item_id", "side"]
     )
     # SmolLM2's tokenizer adds no BOS: the formula prepends it and scores one token more
@@ -83,13 +84,13 @@ def test_minilm_audit_with_every_masked_scorer(
     outcome = run_audit(load_spec(spec), settings, SilentDisplay())
     table = pd.json_normalize([m.model_dump() for m in outcome.result.measurements])
     crows = table[(table.dataset == "crows_pairs") & (table.group == "all")]
-    assert set(crows.scorer) == {"cps", "sss", "aul", "aula", "pll", "pppl"}
+    assert set(crows["scorer.name"]) == {"cps", "sss", "aul", "aula", "pll", "pppl"}
     stereoset = table[(table.dataset == "stereoset") & (table.group == "all")]
-    lms = stereoset[(stereoset.measure == "lms") & (stereoset.scorer == "aul")]
+    lms = stereoset[(stereoset["measure.name"] == "lms") & (stereoset["scorer.name"] == "aul")]
     assert lms.status.tolist() == ["ok"] and 0 <= lms.value.iloc[0] <= 100
     # pair scorers have no unrelated sentence to compare: LMS is undefined with a reason
-    lms_cps = stereoset[(stereoset.measure == "lms") & (stereoset.scorer == "cps")]
+    lms_cps = stereoset[(stereoset["measure.name"] == "lms") & (stereoset["scorer.name"] == "cps")]
     assert lms_cps.status.tolist() == ["undefined"] and lms_cps.note.iloc[0]
-    toxigen = table[(table.dataset == "toxigen") & (table.measure == "safety_score")]
-    assert set(toxigen.scorer) == {"aul", "aula", "pll", "pppl"}
+    toxigen = table[(table.dataset == "toxigen") & (table["measure.name"] == "safety_score")]
+    assert set(toxigen["scorer.name"]) == {"aul", "aula", "pll", "pppl"}
     assert outcome.result.robustness

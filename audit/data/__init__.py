@@ -1,6 +1,9 @@
-"""Probe datasets: built-in registry, user CSV/JSONL files, download and cache.
+"""Probe datasets: built-in registry, user CSV/TSV/JSONL files, download and cache.
 
-Public entry points: `audit.data.loader.load_dataset` (one spec dataset -> LoadedDataset),
-`audit.data.catalog` (DATASETS registry and light accessors, safe to import anywhere),
-`audit.data.download.ensure_downloaded` (fetch a built-in's files). See docs/datasets.md.
+Public entry points: `audit.data.loader.load_dataset` (one `DatasetRequest` ->
+LoadedDataset), `audit.data.catalog` (the DATASETS registry and light accessors such as
+`dataset_shape` and `has_templates`, safe to import anywhere),
+`audit.data.download.ensure_downloaded` (fetch a built-in's files). Each built-in is one
+module in `audit.data.builtin`. This package never imports `audit.spec`; see
+docs/datasets.md.
 """

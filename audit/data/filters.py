@@ -14,38 +14,38 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from audit.data.items import DatasetShape, LabelledItem, PairItem
+from audit.data.request import DatasetRequest
 from audit.errors import DataError
 from audit.registry import did_you_mean
-from audit.spec.models import DatasetSpec
 
 Items = list[PairItem] | list[LabelledItem]
 
 
 def apply_filters(
-    items: Items, shape: DatasetShape, spec: DatasetSpec, known: Sequence[str]
+    items: Items, shape: DatasetShape, request: DatasetRequest, known: Sequence[str]
 ) -> tuple[Items, dict[str, int]]:
     """Filtered items and, per filter given, how many items it removed.
 
     `known` lists the dataset's bias types (pair sets) or target groups (labelled sets).
     """
     filtered: dict[str, int] = {}
-    if spec.bias_types is not None:
+    if request.bias_types is not None:
         if shape != "pairs":
             raise DataError(
-                f"dataset '{spec.name}': `bias_types` filters pair sets; this one holds "
+                f"dataset '{request.name}': `bias_types` filters pair sets; this one holds "
                 "labelled sentences (filter them with `groups`)"
             )
-        chosen = _checked(spec.name, "bias type", spec.bias_types, known)
+        chosen = _checked(request.name, "bias type", request.bias_types, known)
         pairs = [item for item in items if isinstance(item, PairItem) and item.bias_type in chosen]
         filtered["bias_types"] = len(items) - len(pairs)
         items = pairs
-    if spec.groups is not None:
+    if request.groups is not None:
         if shape != "labelled":
             raise DataError(
-                f"dataset '{spec.name}': `groups` filters labelled sets; this one holds "
+                f"dataset '{request.name}': `groups` filters labelled sets; this one holds "
                 "pairs (filter them with `bias_types`)"
             )
-        chosen = _checked(spec.name, "target group", spec.groups, known)
+        chosen = _checked(request.name, "target group", request.groups, known)
         kept = []
         for item in items:
             assert isinstance(item, LabelledItem)
@@ -54,13 +54,13 @@ def apply_filters(
                 kept.append(replace(item, groups=groups))
         filtered["groups"] = len(items) - len(kept)
         items = kept
-    if spec.limit is not None:
-        filtered["limit"] = max(0, len(items) - spec.limit)
-        items = items[: spec.limit]
+    if request.limit is not None:
+        filtered["limit"] = max(0, len(items) - request.limit)
+        items = items[: request.limit]
     return items, filtered
 
 
-def _checked(dataset: str, what: str, names: list[str], known: Sequence[str]) -> set[str]:
+def _checked(dataset: str, what: str, names: Sequence[str], known: Sequence[str]) -> set[str]:
     for name in names:
         if name not in known:
             hint = did_you_mean(name, list(known))

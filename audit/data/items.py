@@ -14,12 +14,13 @@ class PairItem:
     """A stereotypical / anti-stereotypical sentence pair (optionally an unrelated third).
 
     `item_id` is stable across runs: the dataset's own id where it has one, else the
-    0-based row. `direction` keeps CrowS-Pairs' `stereo_antistereo` column. `context`
-    keeps StereoSet's context (the BLANK template, or the sentence an intersentence
-    continuation follows; the pair's sentences already include it). `probe` is set for
-    template items (the `professions` list): the attribute word and the stereotypical and
-    anti-stereotypical target words, which template scorers (TBS) use instead of the
-    sentences.
+    0-based row. The optional fields are for readers whose data has them: `direction`
+    the dataset's own direction label (e.g. CrowS-Pairs' `stereo_antistereo`), `context`
+    the text the sentences were built from (e.g. StereoSet's BLANK template; the pair's
+    sentences already include it), `probe` the template slots of a template item (a
+    dataset whose entry says `templates=True`): the attribute word and the stereotypical
+    and anti-stereotypical target words, which template scorers (TBS) use instead of
+    the sentences. A new dataset fills these; it needs no new field here.
     """
 
     item_id: str

@@ -1,7 +1,7 @@
 """User dataset files: `kind: pairs` or `kind: labelled`, CSV / TSV / JSONL.
 
 `format` is inferred from the extension (.csv, .tsv, .jsonl) unless given. Columns are
-named by `columns:` (ColumnMap); a required role not mapped uses the column of its own
+named by `columns:` (role -> column); a required role not mapped uses the column of its own
 name (pairs: `stereotype`, `anti_stereotype`; labelled: `text`, `label`), and an
 optional role not mapped (`id`, `unrelated`, `bias_type`, `toxicity`, `group`) uses the
 column of its own name when the file has one. Without a bias type column every pair
@@ -15,23 +15,28 @@ The item id is the `id` column, else the 0-based data row.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from audit.data.catalog import ParsedRows
+from audit.data.entry import ParsedRows
 from audit.data.items import DatasetShape, LabelledItem, PairItem
 from audit.data.reading import read_jsonl, read_table, require_columns, require_text
+from audit.data.request import DatasetRequest
 from audit.errors import DataError
-from audit.spec.models import ColumnMap, DatasetSpec
 
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl"}
 UNSPECIFIED = "unspecified"
 GROUP_SEPARATOR = ";"
-_ROLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    # shape -> (required roles, optional roles)
-    "pairs": (("stereotype", "anti_stereotype"), ("id", "unrelated", "bias_type")),
-    "labelled": (("text", "label"), ("id", "toxicity", "group")),
+#: shape -> the column roles a user file must provide.
+REQUIRED_ROLES: dict[str, tuple[str, ...]] = {
+    "pairs": ("stereotype", "anti_stereotype"),
+    "labelled": ("text", "label"),
+}
+#: shape -> the column roles a user file may provide.
+OPTIONAL_ROLES: dict[str, tuple[str, ...]] = {
+    "pairs": ("id", "unrelated", "bias_type"),
+    "labelled": ("id", "toxicity", "group"),
 }
 
 Row = tuple[int, dict[str, Any]]  # (1-based line, column -> value)
@@ -50,13 +55,13 @@ def file_format(path: Path, declared: str | None) -> str:
         ) from None
 
 
-def read_user_file(path: Path, spec: DatasetSpec) -> ParsedRows:
-    """Read a user file of `spec.kind` into items (see the module docstring)."""
-    if spec.kind is None:
+def read_user_file(path: Path, request: DatasetRequest) -> ParsedRows:
+    """Read a user file of `request.kind` into items (see the module docstring)."""
+    if request.kind is None:
         raise DataError(
-            f"dataset '{spec.name}': a user file needs `kind: pairs` or `kind: labelled`"
+            f"dataset '{request.name}': a user file needs `kind: pairs` or `kind: labelled`"
         )
-    fmt = file_format(path, spec.format)
+    fmt = file_format(path, request.format)
     if fmt == "jsonl":
         rows: list[Row] = read_jsonl(path)
         present = tuple(rows[0][1]) if rows else ()
@@ -64,8 +69,8 @@ def read_user_file(path: Path, spec: DatasetSpec) -> ParsedRows:
         table = read_table(path, "\t" if fmt == "tsv" else ",")
         rows = [(record.line, dict(record.cells)) for record in table.records]
         present = table.columns
-    columns = _columns(path, spec.kind, spec.columns or ColumnMap.model_validate({}), present)
-    build = _pair if spec.kind == "pairs" else _labelled_builder(spec.harmful_labels)
+    columns = _columns(path, request.kind, request.columns or {}, present)
+    build = _pair if request.kind == "pairs" else _labelled_builder(request.harmful_labels)
     items: list[Any] = []
     for index, (line, row) in enumerate(rows):
         where = f"{path}:{line}"
@@ -88,11 +93,11 @@ def read_user_file(path: Path, spec: DatasetSpec) -> ParsedRows:
 
 
 def _columns(
-    path: Path, kind: DatasetShape, mapping: ColumnMap, present: tuple[str, ...]
+    path: Path, kind: DatasetShape, mapped: Mapping[str, str], present: tuple[str, ...]
 ) -> dict[str, str]:
-    """role -> column name for the roles this file provides."""
-    required, optional = _ROLES[kind]
-    mapped = mapping.model_dump(exclude_none=True)
+    """role -> column name for the roles this file provides (`mapped`: the roles the
+    spec maps)."""
+    required, optional = REQUIRED_ROLES[kind], OPTIONAL_ROLES[kind]
     foreign = [role for role in mapped if role not in required + optional]
     if foreign:
         raise DataError(
@@ -124,7 +129,7 @@ def _pair(item_id: str, values: dict[str, Any], columns: dict[str, str], where: 
 
 
 def _labelled_builder(
-    harmful_labels: list[str],
+    harmful_labels: Sequence[str],
 ) -> Callable[[str, dict[str, Any], dict[str, str], str], LabelledItem]:
     harmful = {label.strip().lower() for label in harmful_labels}
 

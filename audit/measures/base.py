@@ -1,11 +1,17 @@
-"""What a measure is: a card, the data shape it applies to, options, and `compute`."""
+"""What a measure computes: the options every measure accepts and the computing protocols.
+
+A measure's name, card, input shape and options model live on its registry entry
+(audit/measures/catalog.py); the objects here only compute.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from audit.results import MeasureValue
 
 if TYPE_CHECKING:
     import numpy as np
@@ -13,24 +19,6 @@ if TYPE_CHECKING:
 
     from audit.scoring.base import ScorerInfo
     from audit.stats.draws import Draws
-
-
-@dataclass(frozen=True)
-class MeasureCard:
-    """The text shown next to a measure's numbers in reports and `audit list measures -v`."""
-
-    name: str
-    title: str
-    what: str
-    inputs: str
-    direction: str
-    ideal: str
-    citation: str
-    limitations: tuple[str, ...]
-    #: The unbiased value on the measure's scale (50 for the bias score, 1 for the safety
-    #: score...); None when the measure has no ideal (normality). Robustness ("side of the
-    #: ideal") and model comparison ("closer to the ideal = better") use it.
-    ideal_value: float | None = None
 
 
 class MeasureOptions(BaseModel):
@@ -46,33 +34,9 @@ class MeasureOptions(BaseModel):
     )
 
 
-class MeasureValue(BaseModel):
-    """One value of a measure for one group (`all`, a bias type or a target group).
-
-    `status` is `undefined` (with `value` None and the reason in `note`) whenever the
-    measure has no defined value: zero variance, one item, all ties, NaN scores, ...
-    """
-
-    model_config = ConfigDict(extra="forbid")
-
-    group: str = "all"
-    value: float | None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    n: int
-    p_value: float | None = None
-    status: Literal["ok", "undefined"] = "ok"
-    note: str = ""
-    details: dict[str, Any] = Field(default_factory=dict)
-
-
+@runtime_checkable
 class Measure(Protocol):
-    """A registered measure. `scores` holds one model x dataset x scorer's score rows."""
-
-    name: str
-    card: MeasureCard
-    applies_to: Literal["pairs", "labelled"]
-    options_model: type[MeasureOptions]
+    """A measure of one model x dataset x scorer's score rows (shape `pairs`/`labelled`)."""
 
     def compute(
         self,
@@ -90,36 +54,32 @@ class Measure(Protocol):
         ...
 
 
-class ResamplableMeasure(Measure, Protocol):
-    """A measure the cross-model statistics (robustness, comparison) can redraw.
+@runtime_checkable
+class CorpusMeasure(Protocol):
+    """A measure of a text corpus named in its options (shape `corpus`)."""
 
-    `prepare` turns a score frame into arrays with `item_ids` and `strata` (bias type, or
-    label x target groups); `values` evaluates the `all` value on every row of an index
-    draw at once (NaN where undefined); `evaluate` is `compute` on prepared arrays.
-    """
-
-    def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> Any: ...
-
-    def values(self, data: Any, draws: Draws, options: MeasureOptions) -> np.ndarray: ...
-
-    def evaluate(
-        self,
-        data: Any,
-        *,
-        options: MeasureOptions,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float = 0.05,
-    ) -> list[MeasureValue]: ...
+    def compute_corpus(
+        self, *, options: MeasureOptions, seed: int, n_bootstrap: int, alpha: float = 0.05
+    ) -> MeasureValue:
+        """The corpus's value, with a bootstrap CI when `n_bootstrap` > 0."""
+        ...
 
 
-class PreparedMeasure:
-    """Base of resamplable measures: `compute` is `prepare` (score frame -> arrays)
-    followed by `evaluate` (arrays -> values with CIs)."""
+class PreparedMeasure(ABC):
+    """Base of the measures the cross-model statistics can redraw (see
+    `audit.stats.inputs.Resamplable`): `compute` is `prepare` (score frame -> arrays)
+    followed by `evaluate` (arrays -> values with CIs), and `values` evaluates the `all`
+    value on every row of an index draw at once (NaN where undefined)."""
 
+    @abstractmethod
     def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> Any:
-        raise NotImplementedError
+        """Arrays with `item_ids` and `strata` (bias type, or label x target groups)."""
 
+    @abstractmethod
+    def values(self, data: Any, draws: Draws, options: MeasureOptions) -> np.ndarray:
+        """The `all` value on every row of `draws` (shape (B,)), NaN where undefined."""
+
+    @abstractmethod
     def evaluate(
         self,
         data: Any,
@@ -129,7 +89,7 @@ class PreparedMeasure:
         n_bootstrap: int,
         alpha: float = 0.05,
     ) -> list[MeasureValue]:
-        raise NotImplementedError
+        """`compute` on prepared arrays."""
 
     def compute(
         self,

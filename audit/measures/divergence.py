@@ -3,22 +3,24 @@ weighted by item count over a dataset."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable
 
 import numpy as np
 
-from audit.measures import cards
 from audit.measures.base import MeasureOptions
 from audit.measures.frames import PairScores
 from audit.measures.gaussian import fit, fold_unit, js_bits, js_reference_nats, kl_gauss
 from audit.measures.normality import normality_caveat
 from audit.measures.options import DivergenceOptions
 from audit.measures.pairwise import PairMeasure, Point, gather
-from audit.measures.values import join_notes
+from audit.measures.values import coerce_options, join_notes
 from audit.stats.draws import Draws, identity_draws
 
 # (mu_st, s_st, mu_at, s_at) -> value per row
 Kernel = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+#: Two fitted Gaussians: (mu_st, s_st, mu_at, s_at).
+Fits = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def kls_kernel(m1: np.ndarray, s1: np.ndarray, m2: np.ndarray, s2: np.ndarray) -> np.ndarray:
@@ -58,10 +60,11 @@ def _reason(st: np.ndarray, at: np.ndarray, ddof: int) -> str:
 
 
 class _DivergenceMeasure(PairMeasure):
-    options_model = DivergenceOptions
+    """Per-bias-type Gaussian fits, a kernel per measure, an item-count weighted `all`."""
 
+    @abstractmethod
     def kernel(self, options: DivergenceOptions) -> Kernel:
-        raise NotImplementedError
+        """The value of two fitted Gaussians, vectorised over rows."""
 
     @staticmethod
     def ddof(options: MeasureOptions) -> int:
@@ -71,8 +74,8 @@ class _DivergenceMeasure(PairMeasure):
         self, data: PairScores, draws: Draws, options: MeasureOptions
     ) -> tuple[list[int], np.ndarray, np.ndarray]:
         """Codes of the types present, their values (types x B) and item counts."""
-        assert isinstance(options, DivergenceOptions)
-        kernel, ddof = self.kernel(options), self.ddof(options)
+        opts = coerce_options(options, DivergenceOptions)
+        kernel, ddof = self.kernel(opts), self.ddof(opts)
         st, at = gather(data.st, draws), gather(data.at, draws)
         codes = [int(c) for c in np.unique(draws.strata)]
         rows, counts = [], []
@@ -117,13 +120,13 @@ class _DivergenceMeasure(PairMeasure):
     def point(
         self, data: PairScores, positions: np.ndarray, options: MeasureOptions, alpha: float
     ) -> Point:
-        assert isinstance(options, DivergenceOptions)
+        opts = coerce_options(options, DivergenceOptions)
         mask = np.isin(np.arange(data.n), positions)
         draws = identity_draws(data.strata).columns(mask)
-        codes, per_type, counts = self.per_type(data, draws, options)
-        caveat, shapiro_results = normality_caveat(data, positions, level=options.normality_level)
+        codes, per_type, counts = self.per_type(data, draws, opts)
+        caveat, shapiro_results = normality_caveat(data, positions, level=opts.normality_level)
         details: dict[str, object] = {"normality": shapiro_results}
-        ddof = self.ddof(options)
+        ddof = self.ddof(opts)
         if len(codes) == 1:
             st, at = data.st[positions], data.at[positions]
             m1, s1 = fit(st, ddof=ddof)
@@ -136,7 +139,7 @@ class _DivergenceMeasure(PairMeasure):
                 kl_st_at=kl_gauss(m1, s1, m2, s2),
                 kl_at_st=kl_gauss(m2, s2, m1, s1),
             )
-            details.update(self.fit_details(m1, s1, m2, s2, options))
+            details.update(self.fit_details((m1, s1, m2, s2), opts))
             value = float(per_type[0, 0])
             if not np.isfinite(value):
                 return Point(None, reason=_reason(st, at, ddof), details=details)
@@ -147,7 +150,7 @@ class _DivergenceMeasure(PairMeasure):
             for label, v, n in zip(labels, per_type[:, 0], counts, strict=True)
         }
         missing = [lab for lab, v in zip(labels, per_type[:, 0], strict=True) if not np.isfinite(v)]
-        renormalise = options.compat != "reference"
+        renormalise = opts.compat != "reference"
         value = float(self._weighted(per_type, counts, renormalise=renormalise)[0])
         if not np.isfinite(value):
             return Point(None, reason=f"no value for bias type(s) {missing}", details=details)
@@ -157,23 +160,13 @@ class _DivergenceMeasure(PairMeasure):
             note = join_notes(f"bias type(s) {missing} have no value and are left out", note)
         return Point(value, note=note, details=details)
 
-    def fit_details(
-        self,
-        m1: np.ndarray,
-        s1: np.ndarray,
-        m2: np.ndarray,
-        s2: np.ndarray,
-        options: MeasureOptions,
-    ) -> dict[str, object]:
+    def fit_details(self, fits: Fits, options: DivergenceOptions) -> dict[str, object]:
         """Measure-specific details of one fitted pair of Gaussians."""
         return {}
 
 
 class Kls(_DivergenceMeasure):
     """KLS = 100 * max(KL_st,at, KL_at,st) / (KL_st,at + KL_at,st), weighted over types."""
-
-    name = "kls"
-    card = cards.KLS
 
     def kernel(self, options: DivergenceOptions) -> Kernel:
         return kls_kernel
@@ -182,20 +175,11 @@ class Kls(_DivergenceMeasure):
 class Jss(_DivergenceMeasure):
     """JSS = 100 * (1 - JS) / (1 + |s_st - s_at|), weighted over types."""
 
-    name = "jss"
-    card = cards.JSS
-
     def kernel(self, options: DivergenceOptions) -> Kernel:
         return jss_reference_kernel if options.compat == "reference" else jss_kernel
 
-    def fit_details(
-        self,
-        m1: np.ndarray,
-        s1: np.ndarray,
-        m2: np.ndarray,
-        s2: np.ndarray,
-        options: MeasureOptions,
-    ) -> dict[str, object]:
+    def fit_details(self, fits: Fits, options: DivergenceOptions) -> dict[str, object]:
+        m1, s1, m2, s2 = fits
         if options.compat == "reference":
             return {
                 "js_reference_nats": js_reference_nats(m1, s1, m2, s2),

@@ -14,7 +14,7 @@ import pandas as pd
 
 from audit.errors import AuditUserError
 from audit.scoring.base import ScorerInfo
-from audit.scoring.table import GROUP_SEPARATOR
+from audit.scoring.table import GROUP_SEPARATOR, UNIT_COLUMNS
 
 
 class ScoreTableError(AuditUserError):
@@ -27,7 +27,7 @@ def _require(frame: pd.DataFrame, columns: tuple[str, ...], what: str) -> None:
         raise ScoreTableError(
             f"score table for {what} lacks column(s) {missing}; it has {list(frame.columns)}"
         )
-    for key in ("model", "dataset", "scorer"):
+    for key in UNIT_COLUMNS:
         if key in frame.columns and frame[key].nunique(dropna=False) > 1:
             values = sorted(map(str, frame[key].unique()))
             raise ScoreTableError(
@@ -139,10 +139,10 @@ def perplexity(score: np.ndarray, n_tokens: np.ndarray, *, scorer: ScorerInfo) -
 
 
 def labelled_scores(frame: pd.DataFrame, *, scorer: ScorerInfo) -> LabelledScores:
-    """Read the `sentence` rows of a labelled set (label, toxicity, groups, perplexity)."""
+    """Read the `sentence` rows of a labelled set (harm label, toxicity, groups, perplexity)."""
     _require(
         frame,
-        ("item_id", "side", "score", "n_tokens", "label", "toxicity", "group"),
+        ("item_id", "side", "score", "n_tokens", "harm_label", "toxicity", "group"),
         "a labelled-set measure",
     )
     rows = frame.loc[frame["side"] == "sentence"]
@@ -152,10 +152,12 @@ def labelled_scores(frame: pd.DataFrame, *, scorer: ScorerInfo) -> LabelledScore
     if len(set(item_ids)) != item_ids.size:
         dup = pd.Series(item_ids)[pd.Series(item_ids).duplicated()].iloc[0]
         raise ScoreTableError(f"item '{dup}' has more than one 'sentence' score row")
-    labels = rows["label"].astype(str).to_numpy()
+    labels = rows["harm_label"].astype(str).to_numpy()
     bad = sorted(set(labels) - {"harmful", "benign"})
     if bad:
-        raise ScoreTableError(f"labelled score table has label(s) {bad}; accepted: harmful, benign")
+        raise ScoreTableError(
+            f"labelled score table has harm_label(s) {bad}; accepted: harmful, benign"
+        )
     toxicity = pd.to_numeric(rows["toxicity"], errors="coerce").to_numpy(dtype=np.float64)
     not_positive = ~(toxicity > 0)
     if not_positive.any():

@@ -8,15 +8,14 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Literal
 
 import numpy as np
 
 from audit.errors import DataError
-from audit.measures import cards
-from audit.measures.base import MeasureOptions, MeasureValue
+from audit.measures.base import MeasureOptions
 from audit.measures.options import IlpsOptions
 from audit.measures.values import coerce_options, json_safe, undefined
+from audit.results import MeasureValue
 from audit.stats.intervals import percentile_interval
 
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*", re.UNICODE)
@@ -135,12 +134,7 @@ def ilps(
 
 
 class Ilps:
-    """The registry entry of ILPS: it reads a corpus named in its options, not model scores."""
-
-    name: ClassVar[str] = "ilps"
-    card = cards.ILPS
-    applies_to: ClassVar[Literal["corpus"]] = "corpus"
-    options_model: ClassVar[type[MeasureOptions]] = IlpsOptions
+    """ILPS as a registered measure: it reads a corpus named in its options, not scores."""
 
     def compute_corpus(
         self, *, options: MeasureOptions, seed: int, n_bootstrap: int, alpha: float = 0.05

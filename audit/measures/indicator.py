@@ -1,13 +1,12 @@
-"""Indicator measures on pair sets: the bias score and the score-gap balance."""
+"""Indicator measures on pair sets: the bias score (registered as `bias_score` and, on
+StereoSet, as `ss`) and the score-gap balance."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from audit.measures import cards
 from audit.measures.base import MeasureOptions
 from audit.measures.frames import PairScores
-from audit.measures.options import FormulaOnlyOptions
 from audit.measures.pairwise import PairMeasure, Point, gather
 from audit.stats.draws import Draws
 from audit.stats.significance import sign_test_p
@@ -50,11 +49,7 @@ def bias_score_point(st: np.ndarray, at: np.ndarray) -> Point:
 
 
 class BiasScore(PairMeasure):
-    """Bias score (indicator): 100/N * #{f(S_st) > f(S_at)}."""
-
-    name = "bias_score"
-    card = cards.BIAS_SCORE
-    options_model = FormulaOnlyOptions
+    """Bias score (indicator): 100/N * #{f(S_st) > f(S_at)}; StereoSet's SS is the same."""
 
     def values(self, data: PairScores, draws: Draws, options: MeasureOptions) -> np.ndarray:
         return bias_score_values(gather(data.st, draws), gather(data.at, draws))
@@ -79,10 +74,6 @@ def score_gap_parts(st: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 class ScoreGap(PairMeasure):
     """Score-gap balance |Delta_st| - |Delta_at| (Liu 2024, Table 4)."""
-
-    name = "score_gap"
-    card = cards.SCORE_GAP
-    options_model = FormulaOnlyOptions
 
     def values(self, data: PairScores, draws: Draws, options: MeasureOptions) -> np.ndarray:
         delta_st, delta_at = score_gap_parts(gather(data.st, draws), gather(data.at, draws))

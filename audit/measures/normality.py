@@ -8,11 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from audit.measures import cards
 from audit.measures.base import MeasureOptions
 from audit.measures.frames import PairScores
 from audit.measures.options import NormalityOptions
 from audit.measures.pairwise import PairMeasure, Point
+from audit.measures.values import coerce_options
 from audit.stats.draws import Draws
 
 
@@ -67,9 +67,6 @@ def normality_caveat(
 class Normality(PairMeasure):
     """Shapiro-Wilk of S_st and S_at; value = the smaller p-value (no bootstrap interval)."""
 
-    name = "normality"
-    card = cards.NORMALITY
-    options_model = NormalityOptions
     has_interval = False
 
     def values(self, data: PairScores, draws: Draws, options: MeasureOptions) -> np.ndarray:
@@ -84,16 +81,16 @@ class Normality(PairMeasure):
     def point(
         self, data: PairScores, positions: np.ndarray, options: MeasureOptions, alpha: float
     ) -> Point:
-        assert isinstance(options, NormalityOptions)
+        opts = coerce_options(options, NormalityOptions)
         st, at = shapiro(data.st[positions]), shapiro(data.at[positions])
         details: dict[str, object] = {"W_st": st.w, "p_st": st.p, "W_at": at.w, "p_at": at.p}
         if st.p is None or at.p is None:
             which, result = ("S_st", st) if st.p is None else ("S_at", at)
             return Point(None, reason=f"{which}: {result.reason}", details=details)
         p = min(st.p, at.p)
-        details["level"] = options.level
-        details["normal"] = p >= options.level
-        note = "" if p >= options.level else f"not normal at {options.level}"
+        details["level"] = opts.level
+        details["normal"] = p >= opts.level
+        note = "" if p >= opts.level else f"not normal at {opts.level}"
         return Point(p, p_value=p, note=note, details=details)
 
 

@@ -9,17 +9,19 @@ resample array shared by every group, undefined values with their reasons.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
-from audit.measures.base import MeasureCard, MeasureOptions, MeasureValue, PreparedMeasure
+from audit.measures.base import MeasureOptions, PreparedMeasure
 from audit.measures.frames import PairScores, pair_scores
-from audit.measures.values import coerce_options, describe_items, join_notes, json_safe, undefined
+from audit.measures.values import describe_items, join_notes, json_safe, undefined
+from audit.results import MeasureValue
 from audit.scoring.base import ScorerInfo
-from audit.stats.draws import Draws, bootstrap_draws, identity_draws
+from audit.stats.draws import Draws, bootstrap_draws
 from audit.stats.intervals import percentile_interval
 
 
@@ -35,12 +37,9 @@ class Point:
 
 
 class PairMeasure(PreparedMeasure):
-    """Base of every pair-set measure (subclasses set name, card, options_model)."""
+    """Base of every pair-set measure: subclasses give `values` and `point`, and say
+    whether they read the unrelated sentences and whether their values get an interval."""
 
-    name: ClassVar[str]
-    card: ClassVar[MeasureCard]
-    applies_to: ClassVar[Literal["pairs", "labelled"]] = "pairs"
-    options_model: ClassVar[type[MeasureOptions]] = MeasureOptions
     needs_unrelated: ClassVar[bool] = False
     has_interval: ClassVar[bool] = True
 
@@ -48,20 +47,11 @@ class PairMeasure(PreparedMeasure):
         """The oriented score arrays of one model x dataset x scorer."""
         return pair_scores(scores, scorer=scorer)
 
-    def values(self, data: PairScores, draws: Draws, options: MeasureOptions) -> np.ndarray:
-        """The measure on each row of `draws` (shape (B,)), NaN where undefined."""
-        raise NotImplementedError
-
+    @abstractmethod
     def point(
         self, data: PairScores, positions: np.ndarray, options: MeasureOptions, alpha: float
     ) -> Point:
         """The value of the group made of the items at `positions`, with its details."""
-        raise NotImplementedError
-
-    def value_of(self, data: PairScores, positions: np.ndarray, options: MeasureOptions) -> float:
-        """The plain value (NaN if undefined) on the items at `positions`."""
-        draws = identity_draws(data.strata).columns(np.isin(np.arange(data.n), positions))
-        return float(self.values(data, draws, options)[0])
 
     def evaluate(
         self,
@@ -72,8 +62,7 @@ class PairMeasure(PreparedMeasure):
         n_bootstrap: int,
         alpha: float = 0.05,
     ) -> list[MeasureValue]:
-        """`compute` on already prepared arrays (used by robustness and comparison)."""
-        opts = coerce_options(options, self.options_model)
+        """`compute` on already prepared arrays."""
         resamples = (
             bootstrap_draws(data.strata, n_resamples=n_bootstrap, seed=seed)
             if n_bootstrap > 0 and self.has_interval
@@ -81,8 +70,10 @@ class PairMeasure(PreparedMeasure):
         )
         groups: list[tuple[str, np.ndarray]] = [("all", np.ones(data.n, dtype=bool))]
         groups += [(t, data.strata == k) for k, t in enumerate(data.bias_types)]
-        replicates = self.group_replicates(data, resamples, dict(groups), opts) if resamples else {}
-        return [self._group(data, g, m, opts, replicates.get(g), alpha) for g, m in groups]
+        replicates = (
+            self.group_replicates(data, resamples, dict(groups), options) if resamples else {}
+        )
+        return [self._group(data, g, m, options, replicates.get(g), alpha) for g, m in groups]
 
     def group_replicates(
         self,

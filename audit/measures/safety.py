@@ -4,17 +4,16 @@ toxicity-scaled perplexity, harmful vs benign statements; `all` averages the gro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from audit.measures import cards
-from audit.measures.base import MeasureOptions, MeasureValue, PreparedMeasure
+from audit.measures.base import MeasureOptions, PreparedMeasure
 from audit.measures.frames import LabelledScores, labelled_scores
 from audit.measures.options import SafetyScoreOptions
 from audit.measures.values import coerce_options, describe_items, join_notes, json_safe, undefined
+from audit.results import MeasureValue
 from audit.scoring.base import ScorerInfo
 from audit.stats.draws import Draws, bootstrap_draws, identity_draws
 from audit.stats.intervals import percentile_interval
@@ -51,11 +50,6 @@ class _GroupColumns:
 
 class SafetyScore(PreparedMeasure):
     """Safety score per target group, with the Mann-Whitney p-value; `all` = group average."""
-
-    name: ClassVar[str] = "safety_score"
-    card = cards.SAFETY_SCORE
-    applies_to: ClassVar[Literal["pairs", "labelled"]] = "labelled"
-    options_model: ClassVar[type[MeasureOptions]] = SafetyScoreOptions
 
     def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> LabelledScores:
         """Toxicity-scaled (pseudo-)perplexities with labels and groups."""

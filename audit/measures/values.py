@@ -8,7 +8,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from audit.measures.base import MeasureOptions, MeasureValue
+from audit.measures.base import MeasureOptions
+from audit.results import MeasureValue
 
 
 def json_safe(value: Any) -> Any:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from audit.errors import ModelSourceError
 from audit.models.resolved import ResolvedModel, resolved_directory
-from audit.spec.models import HubSource
+from audit.models.sources import HubSource
 
 # Everything but weights: configs, tokenizers, remote code.
 SUPPORT_PATTERNS = ["*.json", "*.txt", "*.model", "*.tiktoken", "*.py", "*.jinja"]

@@ -14,7 +14,7 @@ from audit.models.kind import ModelKind, detect_model_kind
 from audit.models.loaded import LoadedModel
 from audit.models.resolve import resolve_model
 from audit.models.resolved import ResolvedModel
-from audit.spec.models import ModelSpec
+from audit.models.sources import ModelSpec
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase

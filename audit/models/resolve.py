@@ -9,7 +9,7 @@ from audit.models.hub import resolve_hub
 from audit.models.local import resolve_gguf_file, resolve_path
 from audit.models.pip_source import resolve_pip
 from audit.models.resolved import ResolvedModel
-from audit.spec.models import GGUFSource, HubSource, ModelSpec, PathSource, PipSource
+from audit.models.sources import GGUFSource, HubSource, ModelSpec, PathSource, PipSource
 
 
 def resolve_model(

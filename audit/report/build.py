@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from audit.gates import GateVerdict, describe_band, evaluate_gates, gate_exit_code
+from audit.gates import describe_band, gate_exit_code
 from audit.report import cells
-from audit.report.cards import base_name, card_view
 from audit.report.caveats import build_caveats
 from audit.report.charts import distribution_chart, group_chart
 from audit.report.formatting import fmt_date, fmt_num
@@ -29,7 +28,7 @@ from audit.report.studies import (
 )
 from audit.report.summary import build_summary
 from audit.report.tables import group_table, normality_table, overview_table, score_gap_table, slug
-from audit.results import AuditResult
+from audit.results import AuditResult, GateVerdict
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,7 +39,7 @@ SIGNOFF_DECISIONS = ["Approve", "Approve with conditions", "Reject"]
 
 
 def build_cover(result: AuditResult) -> Cover:
-    spec = result.spec
+    audit = result.audit
     models = cells.TableMaker(
         id="models",
         title="Models",
@@ -82,31 +81,31 @@ def build_cover(result: AuditResult) -> Cover:
     for name, version in env.packages.items():
         packages.add([cells.text(name), cells.code(version)])
     facts = [
-        KeyValue(label="Audit", value=str(spec.get("name", ""))),
-        KeyValue(label="Owner", value=str(spec.get("owner") or "not stated in the spec")),
+        KeyValue(label="Audit", value=audit.name),
+        KeyValue(label="Owner", value=audit.owner or "not stated in the spec"),
         KeyValue(label="Date", value=fmt_date(result.created_at)),
-        KeyValue(label="Spec", value=result.spec_path, kind="code"),
-        KeyValue(label="Spec sha256", value=result.spec_sha256, kind="code"),
-        KeyValue(label="Seed", value=str(result.seed), kind="code"),
+        KeyValue(label="Spec", value=audit.spec_path, kind="code"),
+        KeyValue(label="Spec sha256", value=audit.spec_sha256, kind="code"),
+        KeyValue(label="Seed", value=str(audit.seed), kind="code"),
         KeyValue(
             label="Confidence level",
-            value=f"{fmt_num(100 * (1 - result.alpha), 0)}% (alpha {result.alpha:g})",
+            value=f"{fmt_num(100 * (1 - audit.alpha), 0)}% (alpha {audit.alpha:g})",
         ),
-        KeyValue(label="Bootstrap resamples", value=str(spec.get("bootstrap", 1000))),
+        KeyValue(label="Bootstrap resamples", value=str(audit.bootstrap.resamples)),
         KeyValue(label="Tool", value=f"bias-audit {result.tool_version}"),
         KeyValue(label="Platform", value=f"{env.platform}, device {env.device}"),
     ]
     return Cover(
-        title=f"Bias audit: {spec.get('name', 'unnamed')}",
-        audit_name=str(spec.get("name", "")),
-        description=str(spec.get("description", "")),
-        owner=str(spec.get("owner") or ""),
+        title=f"Bias audit: {audit.name or 'unnamed'}",
+        audit_name=audit.name,
+        description=audit.description,
+        owner=audit.owner or "",
         created_at=fmt_date(result.created_at),
-        spec_path=result.spec_path,
-        spec_sha256=result.spec_sha256,
+        spec_path=audit.spec_path,
+        spec_sha256=audit.spec_sha256,
         tool_version=result.tool_version,
-        seed=result.seed,
-        alpha=result.alpha,
+        seed=audit.seed,
+        alpha=audit.alpha,
         facts=facts,
         models=models.table(),
         datasets=datasets.table(),
@@ -141,10 +140,10 @@ def gate_table(verdicts: list[GateVerdict]) -> Table | None:
         maker.add(
             [
                 cells.count(v.gate_index + 1),
-                cells.text(v.measure),
+                cells.text(v.measure.label),
                 cells.text(v.dataset),
                 cells.text(v.model or "—"),
-                cells.code(v.scorer or "—"),
+                cells.code(v.scorer.label if v.scorer is not None else "—"),
                 cells.text(v.group),
                 cells.text(describe_band(v.low, v.high)),
                 cells.Cell(
@@ -172,7 +171,7 @@ def gate_summary_table(verdicts: list[GateVerdict]) -> Table | None:
         groups = {v.group for v in mine}
         group = f"group {first.group}" if len(groups) == 1 else "each group"
         rule = (
-            f"{first.measure} on {first.dataset}, {who}, {group}: "
+            f"{first.measure.label} on {first.dataset}, {who}, {group}: "
             f"{describe_band(first.low, first.high)}"
         )
         counts = {k: sum(v.verdict == k for v in mine) for k in ("PASS", "FAIL", "INCONCLUSIVE")}
@@ -192,7 +191,8 @@ def gate_summary_table(verdicts: list[GateVerdict]) -> Table | None:
 
 
 def build_gates(result: AuditResult) -> GateSection:
-    verdicts = evaluate_gates(result)
+    """The gates section from the verdicts results.json stores."""
+    verdicts = list(result.gate_verdicts)
     n_pass = sum(v.verdict == "PASS" for v in verdicts)
     n_fail = sum(v.verdict == "FAIL" for v in verdicts)
     n_inc = len(verdicts) - n_pass - n_fail
@@ -227,7 +227,7 @@ def build_dataset(
         charts.append(c)
     for measure in index.measures(name):
         if (
-            base_name(measure) in {"bias_score", "safety_score"}
+            index.cards.has_role(measure, "group_chart")
             and (c := group_chart(index, name, measure)) is not None
         ):
             charts.append(c)
@@ -262,7 +262,7 @@ def build_appendix(result: AuditResult) -> list[Table]:
             [
                 cells.text(u.model),
                 cells.text(u.dataset),
-                cells.code(u.scorer),
+                cells.code(u.scorer.label),
                 cells.count(u.sentences),
                 cells.count(u.computed),
                 cells.count(u.cached),
@@ -282,7 +282,7 @@ def build_appendix(result: AuditResult) -> list[Table]:
                 [
                     cells.text(s.model),
                     cells.text(s.dataset),
-                    cells.code(s.scorer),
+                    cells.code(s.scorer.label),
                     cells.text(s.reason),
                 ]
             )
@@ -300,8 +300,8 @@ def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> Rep
     studies = StudyData.of(result)
     gates = build_gates(result)
     caveats = build_caveats(index, studies)
-    labels = list(dict.fromkeys(m.measure for m in result.measurements))
-    cards = [c for label in labels if (c := card_view(label)) is not None]
+    measures = list(dict.fromkeys(m.measure for m in result.measurements))
+    cards = [c for measure in measures if (c := index.cards.view(measure)) is not None]
     dataset_names = [d.name for d in result.datasets]
     dataset_names += [
         n for n in dict.fromkeys(m.dataset for m in result.measurements) if n not in dataset_names

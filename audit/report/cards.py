@@ -1,58 +1,66 @@
-"""Measure cards for the report: from the measure registry, by a measurement's label."""
+"""Measure cards for the report: the snapshots results.json keeps (`result.plugins`)."""
 
 from __future__ import annotations
 
-from audit.measures.base import MeasureCard
+from collections.abc import Iterable
+
+from audit.cards import PluginCard, Role
+from audit.ids import PluginId, label_of
 from audit.report.model import CardView
+from audit.results import AuditResult
 
 
-def base_name(label: str) -> str:
-    """The measure name of a label: `jss[compat=reference]` -> `jss`."""
-    return label.split("[", 1)[0]
+class MeasureCards:
+    """The measure cards of one result (or of several: the first card of a name wins),
+    looked up by measure id."""
 
+    def __init__(self, cards: Iterable[PluginCard]) -> None:
+        self._cards: dict[str, PluginCard] = {}
+        for card in cards:
+            if card.kind == "measure":
+                self._cards.setdefault(card.name, card)
 
-def card_for(label: str) -> MeasureCard | None:
-    """The card of the measure behind `label`, or None for a measure the registry lacks."""
-    from audit.measures.catalog import MEASURES
+    @classmethod
+    def of(cls, *results: AuditResult) -> MeasureCards:
+        """The measure cards the results carry, in the order of their `plugins`."""
+        return cls(card for result in results for card in result.plugins)
 
-    name = base_name(label)
-    if name in MEASURES:
-        card = MEASURES.entry(name).meta.get("card")
-        if isinstance(card, MeasureCard):
-            return card
-    from audit.measures.cards import ALL_CARDS
+    def card(self, measure: PluginId) -> PluginCard | None:
+        """The card of the measure behind `measure`, None when results.json has none."""
+        return self._cards.get(measure.name)
 
-    return next((c for c in ALL_CARDS if c.name == name), None)
+    def ideal_value(self, measure: PluginId) -> float | None:
+        """The unbiased value of a measure (its card's `ideal_value`), None when it has none."""
+        card = self.card(measure)
+        return None if card is None else card.ideal_value
 
+    def has_role(self, measure: PluginId, role: Role) -> bool:
+        card = self.card(measure)
+        return card is not None and card.has_role(role)
 
-def ideal_value(label: str) -> float | None:
-    """The unbiased value of a measure (its card's `ideal_value`), None when it has none."""
-    card = card_for(label)
-    return None if card is None else card.ideal_value
+    def names_with_role(self, role: Role) -> list[str]:
+        """Names of the measures with `role`, in the order of `result.plugins`."""
+        return [name for name, card in self._cards.items() if card.has_role(role)]
 
+    def title(self, measure: PluginId) -> str:
+        """A column heading for a measure: its card title's short form, with any options."""
+        card = self.card(measure)
+        if card is None:
+            return measure.label
+        return label_of(card.short_title, measure.options)
 
-def measure_title(label: str) -> str:
-    """A column heading for a measure: its card title's short form, with any options."""
-    card = card_for(label)
-    if card is None:
-        return label
-    options = label[len(base_name(label)) :]
-    short = card.title.split(" (", 1)[0]
-    return f"{short}{options}"
-
-
-def card_view(label: str) -> CardView | None:
-    """The card as the report prints it."""
-    card = card_for(label)
-    if card is None:
-        return None
-    return CardView(
-        name=label,
-        title=card.title,
-        what=card.what,
-        inputs=card.inputs,
-        direction=card.direction,
-        ideal=card.ideal,
-        citation=card.citation,
-        limitations=list(card.limitations),
-    )
+    def view(self, measure: PluginId) -> CardView | None:
+        """The card as the report prints it."""
+        card = self.card(measure)
+        if card is None:
+            return None
+        return CardView(
+            name=measure.label,
+            title=card.title,
+            what=card.what,
+            inputs=card.inputs,
+            direction=card.direction,
+            ideal=card.ideal,
+            citation=card.citation,
+            limitations=list(card.limitations),
+        )

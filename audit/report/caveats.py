@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from audit.report.cards import base_name, ideal_value, measure_title
+from audit.ids import PluginId
 from audit.report.formatting import fmt_p
 from audit.report.index import MeasurementIndex
 from audit.report.model import Caveat
@@ -12,11 +12,6 @@ from audit.report.studies import StudyData
 
 #: Groups with fewer items than this get the small-group caveat.
 SMALL_GROUP = 30
-
-#: Measures computed from a model's own likelihoods (intrinsic, in Kaneko et al. 2022's sense).
-INTRINSIC = frozenset(
-    {"bias_score", "kls", "jss", "score_gap", "safety_score", "lms", "ss", "icat"}
-)
 
 KANEKO = (
     "Kaneko, Bollegala & Okazaki 2022, Debiasing isn't enough! On the effectiveness of "
@@ -42,7 +37,11 @@ DATASET_PITFALLS = {
 
 def intrinsic_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
     labels = sorted(
-        {m.measure for m in index.result.measurements if base_name(m.measure) in INTRINSIC}
+        {
+            m.measure.label
+            for m in index.result.measurements
+            if index.cards.has_role(m.measure, "intrinsic")
+        }
     )
     if not labels:
         return None
@@ -70,12 +69,12 @@ def normality_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | No
     failing = [
         m
         for m in index.result.measurements
-        if base_name(m.measure) == "normality" and m.p_value is not None and m.p_value < alpha
+        if m.measure.name == "normality" and m.p_value is not None and m.p_value < alpha
     ]
     if not failing:
         return None
     where = "; ".join(
-        f"{m.model} ({m.scorer}) on {m.dataset}"
+        f"{m.model} ({m.scorer.label}) on {m.dataset}"
         + (f", {m.group}" if m.group != "all" else "")
         + f": p {fmt_p(m.p_value)}"
         for m in failing
@@ -136,21 +135,23 @@ def ranking_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None
         units = index.units(record.name)
         if len(units) < 2:
             continue
-        rankings: dict[str, tuple[str, ...]] = {}
-        for label in index.measures(record.name):
-            ideal = ideal_value(label)
+        rankings: dict[PluginId, tuple[str, ...]] = {}
+        for measure in index.measures(record.name):
+            ideal = index.cards.ideal_value(measure)
             if ideal is None:
                 continue
-            values = [(u.label, index.get(u, record.name, label, "all")) for u in units]
+            values = [(u.label, index.get(u, record.name, measure, "all")) for u in units]
             scored = [
                 (abs(m.value - ideal), u)
                 for u, m in values
                 if m is not None and m.value is not None
             ]
             if len(scored) == len(units):
-                rankings[label] = tuple(u for _, u in sorted(scored))
+                rankings[measure] = tuple(u for _, u in sorted(scored))
         if len(set(rankings.values())) > 1:
-            orders = "; ".join(f"{measure_title(k)}: {' < '.join(v)}" for k, v in rankings.items())
+            orders = "; ".join(
+                f"{index.cards.title(k)}: {' < '.join(v)}" for k, v in rankings.items()
+            )
             found.append(f"{record.name} (distance from the ideal, closest first: {orders})")
     if not found:
         return None
@@ -170,7 +171,7 @@ def undefined_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | No
     if not undefined:
         return None
     where = "; ".join(
-        f"{m.measure} of {m.model} on {m.dataset}/{m.group}: {m.note or 'undefined'}"
+        f"{m.measure.label} of {m.model} on {m.dataset}/{m.group}: {m.note or 'undefined'}"
         for m in undefined[:8]
     )
     more = f" and {len(undefined) - 8} more" if len(undefined) > 8 else ""
@@ -188,7 +189,7 @@ def skipped_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None
     skipped = index.result.skipped_units
     if not skipped:
         return None
-    where = "; ".join(f"{s.model} x {s.dataset} x {s.scorer}: {s.reason}" for s in skipped)
+    where = "; ".join(f"{s.model} x {s.dataset} x {s.scorer.label}: {s.reason}" for s in skipped)
     return Caveat(
         id="skipped",
         title="Combinations the plan left out",

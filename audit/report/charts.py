@@ -12,10 +12,11 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from audit.report.cards import ideal_value, measure_title
+from audit.ids import PluginId
 from audit.report.index import MeasurementIndex
 from audit.report.model import Chart
 from audit.report.tables import slug
+from audit.results_io import score_rows
 
 FONT = "DejaVu Sans, Liberation Sans, Arial, sans-serif"
 WIDTH = 560
@@ -71,7 +72,7 @@ def distribution_chart(scores: pd.DataFrame, index: MeasurementIndex, dataset: s
     units = index.units(dataset)
     order = []
     for unit in units:
-        unit_rows = rows[(rows["model"] == unit.model) & (rows["scorer"] == unit.scorer)]
+        unit_rows = score_rows(rows, model=unit.model, dataset=dataset, scorer=unit.scorer)
         for side in ("st", "at"):
             values = unit_rows.loc[unit_rows["side"] == side, "score"].to_numpy(dtype=float)
             values = values[np.isfinite(values)]
@@ -128,7 +129,7 @@ def distribution_chart(scores: pd.DataFrame, index: MeasurementIndex, dataset: s
     )
 
 
-def group_chart(index: MeasurementIndex, dataset: str, measure: str) -> Chart | None:
+def group_chart(index: MeasurementIndex, dataset: str, measure: PluginId) -> Chart | None:
     """A measure per group with CIs, models side by side (Hosseini 2023, Fig. 2 for safety)."""
     rows = []
     units = index.units(dataset)
@@ -149,7 +150,7 @@ def group_chart(index: MeasurementIndex, dataset: str, measure: str) -> Chart | 
             )
     if not rows:
         return None
-    title = measure_title(measure)
+    title = index.cards.title(measure)
     frame = pd.DataFrame(rows)
     order = [u.label for u in units]
     y = alt.Y("group:N", title=None, sort=groups)
@@ -162,7 +163,7 @@ def group_chart(index: MeasurementIndex, dataset: str, measure: str) -> Chart | 
         ),
         base.mark_point(filled=True, size=36).encode(x="value:Q"),
     ]
-    ideal = ideal_value(measure)
+    ideal = index.cards.ideal_value(measure)
     if ideal is not None:
         layers.insert(
             0,
@@ -174,7 +175,7 @@ def group_chart(index: MeasurementIndex, dataset: str, measure: str) -> Chart | 
     chart = alt.layer(*layers).properties(width=WIDTH - 170, height=height)
     ideal_words = "" if ideal is None else f" The dashed line marks the ideal value {ideal:g}."
     return Chart(
-        id=slug(dataset, measure, "chart"),
+        id=slug(dataset, measure.label, "chart"),
         title=f"{dataset}: {title} per group",
         caption=f"Point estimate and confidence interval per group and model.{ideal_words}",
         spec=_configure(chart),

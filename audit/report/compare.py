@@ -1,29 +1,29 @@
 """`audit compare`: two runs side by side, with paired tests on the items both scored.
 
 The first run is the baseline, the second the candidate (e.g. the newer model version).
-Models are matched by id; when each run audited exactly one model, those two are matched
-whatever their ids. Datasets are matched by name and checked by checksum, items by id:
-every mismatch is listed in the report, and paired tests use the items both runs scored.
+What is compared, and how, is `audit.comparison`'s; this module lays it out as a report.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from audit.errors import AuditUserError
-from audit.report.cards import base_name, card_view, ideal_value
+from audit.comparison.paired import PairedTest
+from audit.comparison.runs import RunComparison, compare_results
+from audit.report.cards import MeasureCards
+from audit.report.caveats import KANEKO
 from audit.report.formatting import fmt_date
+from audit.report.index import unique
 from audit.report.model import CardView, Caveat, SignOff, Table
 from audit.report.studies import comparison_table
 from audit.results import AuditResult
-from audit.spec.models import PluginRef
+from audit.results_io import read_results, read_scores
 
-BASELINE = "baseline"
-CANDIDATE = "candidate"
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class RunView(BaseModel):
@@ -56,182 +56,27 @@ class ComparisonReport(BaseModel):
     signoff: SignOff
 
 
-def match_models(baseline: AuditResult, candidate: AuditResult) -> list[tuple[str, str]]:
-    """(baseline model, candidate model) pairs: same id, or the only model of each run."""
-    ids_a = [m.id for m in baseline.models]
-    ids_b = [m.id for m in candidate.models]
-    same = [(m, m) for m in ids_a if m in ids_b]
-    if same:
-        return same
-    if len(ids_a) == 1 and len(ids_b) == 1:
-        return [(ids_a[0], ids_b[0])]
-    return []
-
-
-def _measure_options(result: AuditResult) -> dict[str, tuple[str, dict[str, Any]]]:
-    """Measure label -> (name, options), from the run's spec."""
-
-    out: dict[str, tuple[str, dict[str, Any]]] = {}
-    for raw in result.spec.get("measures", []):
-        ref = PluginRef.model_validate({"name": raw} if isinstance(raw, str) else raw)
-        out[ref.label] = (ref.name, ref.options)
-    return out
-
-
-def dataset_mismatches(baseline: AuditResult, candidate: AuditResult) -> list[str]:
-    """Datasets that are missing from one run or differ between the runs."""
-    a = {d.name: d for d in baseline.datasets}
-    b = {d.name: d for d in candidate.datasets}
-    problems = [f"dataset '{n}' only in the baseline run" for n in a if n not in b]
-    problems += [f"dataset '{n}' only in the candidate run" for n in b if n not in a]
-    for name in a.keys() & b.keys():
-        if a[name].sha256 != b[name].sha256:
-            problems.append(
-                f"dataset '{name}': different files (sha256 {a[name].sha256[:12]} vs "
-                f"{b[name].sha256[:12]})"
-            )
-        if a[name].rows_kept != b[name].rows_kept:
-            problems.append(
-                f"dataset '{name}': {a[name].rows_kept} items kept in the baseline, "
-                f"{b[name].rows_kept} in the candidate"
-            )
-    return problems
-
-
-def _frame(scores: pd.DataFrame, model: str, dataset: str, scorer: str) -> pd.DataFrame:
-    rows = scores[
-        (scores["model"] == model) & (scores["dataset"] == dataset) & (scores["scorer"] == scorer)
-    ]
-    return rows.reset_index(drop=True)
-
-
-def _common_items(
-    frame_a: pd.DataFrame, frame_b: pd.DataFrame
-) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    ids_a, ids_b = set(frame_a["item_id"]), set(frame_b["item_id"])
-    common = ids_a & ids_b
-    if ids_a == ids_b:
-        return frame_a, frame_b, ""
-    problem = (
-        f"{len(ids_a - ids_b)} item(s) only in the baseline, {len(ids_b - ids_a)} only in the "
-        f"candidate; compared on the {len(common)} common item(s)"
-    )
-    keep_a = frame_a[frame_a["item_id"].isin(common)].reset_index(drop=True)
-    keep_b = frame_b[frame_b["item_id"].isin(common)].reset_index(drop=True)
-    return keep_a, keep_b, problem
-
-
-def _unpaired_record(m_a: Any, m_b: Any, why: str) -> dict[str, Any]:
-    """A row with the two recorded values and no paired test (no scores to pair)."""
-    return {
-        "measure": m_a.measure,
-        "dataset": m_a.dataset,
-        "scorer": m_a.scorer,
-        "group": m_a.group,
-        "n_items": min(m_a.n, m_b.n),
-        "value_a": m_b.value,
-        "value_b": m_a.value,
-        "difference": None if m_a.value is None or m_b.value is None else m_b.value - m_a.value,
-        "verdict": "undefined",
-        "note": why,
-    }
-
-
-def compare_pair(
-    baseline: AuditResult,
-    candidate: AuditResult,
-    pair: tuple[str, str],
-    *,
-    baseline_scores: pd.DataFrame | None,
-    candidate_scores: pd.DataFrame | None,
-    mismatches: list[str],
-) -> list[dict[str, Any]]:
-    """Comparison records (as dicts) of one matched model pair on every shared measure."""
-    from audit.scoring.catalog import scorer_info
-    from audit.stats.comparison import compare_models
-    from audit.stats.inputs import StatisticsInputError
-
-    model_a, model_b = pair
-    found_b = {
-        (m.dataset, m.scorer, m.measure, m.group): m
-        for m in candidate.measurements
-        if m.model == model_b
-    }
-    options = _measure_options(candidate)
-    n_bootstrap = int(candidate.spec.get("bootstrap", 1000)) or 1000
-    records: list[dict[str, Any]] = []
-    item_notes: dict[tuple[str, str], str] = {}
-    for m_a in baseline.measurements:
-        if m_a.model != model_a or m_a.group != "all":
-            continue
-        key = (m_a.dataset, m_a.scorer, m_a.measure, m_a.group)
-        m_b = found_b.get(key)
-        if m_b is None:
-            mismatches.append(
-                f"{m_a.measure} on {m_a.dataset} ({m_a.scorer}) measured for baseline "
-                f"'{model_a}' but not for candidate '{model_b}'"
-            )
-            continue
-        if ideal_value(m_a.measure) is None:
-            continue
-        if baseline_scores is None or candidate_scores is None:
-            records.append(_unpaired_record(m_a, m_b, "no scores.parquet: no paired test"))
-            continue
-        frame_a = _frame(baseline_scores, model_a, m_a.dataset, m_a.scorer)
-        frame_b = _frame(candidate_scores, model_b, m_a.dataset, m_a.scorer)
-        frame_a, frame_b, problem = _common_items(frame_a, frame_b)
-        if problem:
-            item_notes[(m_a.dataset, m_a.scorer)] = problem
-        name, opts = options.get(m_a.measure, (base_name(m_a.measure), {}))
-        try:
-            from audit.measures.catalog import measure_options_model
-
-            record = compare_models(
-                frame_b,
-                frame_a,
-                measure=name,
-                scorer=scorer_info(m_a.scorer.split("[", 1)[0]),
-                options=measure_options_model(name).model_validate(opts),
-                model_a=f"{model_b} ({CANDIDATE})",
-                model_b=f"{model_a} ({BASELINE})",
-                alpha=candidate.alpha,
-                n_bootstrap=n_bootstrap,
-                seed=candidate.seed,
-            )
-        except (StatisticsInputError, AuditUserError) as error:
-            records.append(_unpaired_record(m_a, m_b, f"no paired test: {error}"))
-            continue
-        row = record.model_dump()
-        row["measure"] = m_a.measure
-        if problem:
-            row["note"] = "; ".join(n for n in (row.get("note", ""), problem) if n)
-        records.append(row)
-    mismatches += [f"{d} ({s}): {p}" for (d, s), p in item_notes.items()]
-    return records
-
-
 def _run_view(role: str, path: str, result: AuditResult) -> RunView:
     return RunView(
         role=role,
         path=path,
-        audit_name=str(result.spec.get("name", "")),
+        audit_name=result.audit.name,
         created_at=fmt_date(result.created_at),
-        spec_sha256=result.spec_sha256,
+        spec_sha256=result.audit.spec_sha256,
         tool_version=result.tool_version,
         models=", ".join(f"{m.id} ({m.fingerprint[:12]})" for m in result.models),
     )
 
 
-def _summary(
-    pairs: list[tuple[str, str]], records: list[dict[str, Any]], n_mismatch: int
-) -> list[str]:
+def _summary(comparison: RunComparison) -> list[str]:
+    pairs, records = comparison.pairs, comparison.all_records()
     if not pairs:
         return [
             "No model of the candidate run could be matched with one of the baseline run "
             "(match by identical id, or one model per run), so nothing was compared."
         ]
     counts = {
-        v: sum(r["verdict"] == v for r in records)
+        v: sum(r.verdict == v for r in records)
         for v in ("better", "worse", "not distinguishable", "undefined")
     }
     lines = [
@@ -243,6 +88,7 @@ def _summary(
         + (f", untested on {counts['undefined']}" if counts["undefined"] else "")
         + "."
     ]
+    n_mismatch = len(comparison.mismatches)
     lines.append(
         f"{n_mismatch} mismatch(es) between the runs are listed below; read them before the "
         "numbers."
@@ -252,60 +98,44 @@ def _summary(
     return lines
 
 
-def build_comparison(
-    baseline: AuditResult,
-    candidate: AuditResult,
-    *,
-    baseline_scores: pd.DataFrame | None,
-    candidate_scores: pd.DataFrame | None,
-    baseline_path: str = "run 1",
-    candidate_path: str = "run 2",
-) -> ComparisonReport:
-    """The comparison of a candidate run against a baseline run."""
-    from audit.report.caveats import KANEKO
-
-    pairs = match_models(baseline, candidate)
-    mismatches = dataset_mismatches(baseline, candidate)
-    unmatched_a = [m.id for m in baseline.models if m.id not in {a for a, _ in pairs}]
-    unmatched_b = [m.id for m in candidate.models if m.id not in {b for _, b in pairs}]
-    if unmatched_a:
-        mismatches.append(f"baseline model(s) without a match: {', '.join(unmatched_a)}")
-    if unmatched_b:
-        mismatches.append(f"candidate model(s) without a match: {', '.join(unmatched_b)}")
-    for a, b in pairs:
-        fa = next(m.fingerprint for m in baseline.models if m.id == a)
-        fb = next(m.fingerprint for m in candidate.models if m.id == b)
-        if fa == fb:
-            mismatches.append(f"'{a}' and '{b}' have the same fingerprint: the same weights")
-    for setting in ("seed", "alpha"):
-        if getattr(baseline, setting) != getattr(candidate, setting):
-            mismatches.append(
-                f"{setting} differs: {getattr(baseline, setting)} (baseline) vs "
-                f"{getattr(candidate, setting)} (candidate)"
-            )
+def _tables(comparison: RunComparison, cards: MeasureCards) -> list[Table]:
     tables: list[Table] = []
-    records: list[dict[str, Any]] = []
-    for pair in pairs:
-        mine = compare_pair(
-            baseline,
-            candidate,
-            pair,
-            baseline_scores=baseline_scores,
-            candidate_scores=candidate_scores,
-            mismatches=mismatches,
-        )
-        records += mine
-        if mine:
+    for pair in comparison.pairs:
+        records = comparison.records.get(pair, [])
+        if records:
             tables.append(
                 comparison_table(
-                    mine,
+                    records,
+                    cards,
                     table_id=f"compare-{len(tables) + 1}",
                     title=f"Candidate '{pair[1]}' against baseline '{pair[0]}'",
                     label_a="Candidate",
                     label_b="Baseline",
                 )
             )
-    labels = list(dict.fromkeys(r["measure"] for r in records))
+    return tables
+
+
+def build_comparison(
+    baseline: AuditResult,
+    candidate: AuditResult,
+    *,
+    baseline_scores: pd.DataFrame | None,
+    candidate_scores: pd.DataFrame | None,
+    paired_test: PairedTest,
+    baseline_path: str = "run 1",
+    candidate_path: str = "run 2",
+) -> ComparisonReport:
+    """The comparison report of a candidate run against a baseline run."""
+    comparison = compare_results(
+        baseline,
+        candidate,
+        baseline_scores=baseline_scores,
+        candidate_scores=candidate_scores,
+        paired_test=paired_test,
+    )
+    cards = MeasureCards.of(baseline, candidate)
+    measures = unique(r.measure for r in comparison.all_records())
     caveats = (
         [
             Caveat(
@@ -313,26 +143,26 @@ def build_comparison(
                 title="Intrinsic measures alone must not decide a deployment",
                 text="A candidate that is better on these intrinsic measures is not thereby fair "
                 "in its downstream task (Kaneko et al. 2022: Kendall tau from -0.20 to 0.53).",
-                trigger="measures compared: " + ", ".join(labels),
+                trigger="measures compared: " + ", ".join(m.label for m in measures),
                 citation=KANEKO,
             )
         ]
-        if labels
+        if measures
         else []
     )
     return ComparisonReport(
-        title=f"Comparison: {candidate.spec.get('name', 'candidate')} against "
-        f"{baseline.spec.get('name', 'baseline')}",
+        title=f"Comparison: {candidate.audit.name or 'candidate'} against "
+        f"{baseline.audit.name or 'baseline'}",
         runs=[
             _run_view("Baseline", baseline_path, baseline),
             _run_view("Candidate", candidate_path, candidate),
         ],
-        model_pairs=pairs,
-        summary=_summary(pairs, records, len(mismatches)),
-        mismatches=mismatches,
-        tables=tables,
+        model_pairs=comparison.pairs,
+        summary=_summary(comparison),
+        mismatches=comparison.mismatches,
+        tables=_tables(comparison, cards),
         caveats=caveats,
-        cards=[c for label in labels if (c := card_view(label)) is not None],
+        cards=[c for m in measures if (c := cards.view(m)) is not None],
         signoff=SignOff(
             fields=["Reviewer (name, role)", "Date", "Signature"],
             decisions=["Adopt the candidate", "Adopt with conditions", "Keep the baseline"],
@@ -360,19 +190,23 @@ def write_comparison(report: ComparisonReport, out_dir: Path, *, formats: list[s
 
 
 def compare_runs(
-    baseline_results: Path, candidate_results: Path, out_dir: Path, *, formats: list[str]
+    baseline_results: Path,
+    candidate_results: Path,
+    out_dir: Path,
+    *,
+    formats: list[str],
+    paired_test: PairedTest,
 ) -> list[Path]:
-    """`audit compare A/results.json B/results.json --out DIR`: read both runs (and their
-    scores.parquet when present), build the comparison and write it."""
-    from audit.report.render import load_results, load_scores
-
-    baseline = load_results(baseline_results)
-    candidate = load_results(candidate_results)
+    """`audit compare A/results.json B/results.json --out DIR`: read both runs (and the
+    scores.parquet beside each, when there), compare them and write the report."""
+    baseline = read_results(baseline_results)
+    candidate = read_results(candidate_results)
     report = build_comparison(
         baseline,
         candidate,
-        baseline_scores=load_scores(baseline_results.parent),
-        candidate_scores=load_scores(candidate_results.parent),
+        baseline_scores=read_scores(baseline_results.parent, baseline),
+        candidate_scores=read_scores(candidate_results.parent, candidate),
+        paired_test=paired_test,
         baseline_path=str(baseline_results),
         candidate_path=str(candidate_results),
     )

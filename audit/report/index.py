@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
-from audit.report.cards import base_name
+from audit.ids import PluginId
+from audit.report.cards import MeasureCards
 from audit.results import AuditResult, Measurement
 
-#: Measures shown in their own tables rather than among the headline estimates.
-DIAGNOSTIC_MEASURES = frozenset({"normality", "score_gap"})
+K = TypeVar("K")
 
 
 @dataclass(frozen=True)
@@ -17,21 +18,23 @@ class Unit:
     """A model x scorer on one dataset: one column (or row) of a side-by-side table."""
 
     model: str
-    scorer: str
+    scorer: PluginId
     label: str
 
 
 class MeasurementIndex:
-    """Measurements by (model, dataset, scorer, measure, group), and what exists."""
+    """Measurements by (model, dataset, scorer, measure, group), what exists, and the
+    measure cards of the result."""
 
     def __init__(self, result: AuditResult) -> None:
         self.result = result
-        self._by_key: dict[tuple[str, str, str, str, str], Measurement] = {
+        self.cards = MeasureCards.of(result)
+        self._by_key: dict[tuple[str, str, PluginId, PluginId, str], Measurement] = {
             (m.model, m.dataset, m.scorer, m.measure, m.group): m for m in result.measurements
         }
         self.model_order = [m.id for m in result.models]
 
-    def get(self, unit: Unit, dataset: str, measure: str, group: str) -> Measurement | None:
+    def get(self, unit: Unit, dataset: str, measure: PluginId, group: str) -> Measurement | None:
         return self._by_key.get((unit.model, dataset, unit.scorer, measure, group))
 
     def of_dataset(self, dataset: str) -> list[Measurement]:
@@ -39,29 +42,34 @@ class MeasurementIndex:
 
     def units(self, dataset: str) -> list[Unit]:
         """The model x scorer combinations measured on `dataset`, in the spec's model order."""
-        seen: dict[tuple[str, str], None] = {}
+        seen: dict[tuple[str, PluginId], None] = {}
         for m in self.of_dataset(dataset):
             seen.setdefault((m.model, m.scorer), None)
-        pairs = sorted(seen, key=lambda p: (self._model_rank(p[0]), p[1]))
+        pairs = sorted(seen, key=lambda p: (self._model_rank(p[0]), p[1].label))
         scorers_per_model: dict[str, int] = {}
         for model, _ in pairs:
             scorers_per_model[model] = scorers_per_model.get(model, 0) + 1
         return [
-            Unit(model, scorer, model if scorers_per_model[model] == 1 else f"{model} ({scorer})")
+            Unit(
+                model,
+                scorer,
+                model if scorers_per_model[model] == 1 else f"{model} ({scorer.label})",
+            )
             for model, scorer in pairs
         ]
 
-    def measures(self, dataset: str, *, diagnostics: bool = False) -> list[str]:
-        """Measure labels on `dataset` in first-seen order (diagnostics left out by default)."""
-        labels = _unique(m.measure for m in self.of_dataset(dataset))
-        return [m for m in labels if diagnostics or base_name(m) not in DIAGNOSTIC_MEASURES]
+    def measures(self, dataset: str, *, diagnostics: bool = False) -> list[PluginId]:
+        """Measures on `dataset` in first-seen order (diagnostic measures left out by default)."""
+        ids = unique(m.measure for m in self.of_dataset(dataset))
+        return [m for m in ids if diagnostics or not self.cards.has_role(m, "diagnostic")]
 
-    def labels_named(self, dataset: str, name: str) -> list[str]:
-        return [m for m in self.measures(dataset, diagnostics=True) if base_name(m) == name]
+    def measures_named(self, dataset: str, name: str) -> list[PluginId]:
+        """The measures of one name (any options) on `dataset`."""
+        return [m for m in self.measures(dataset, diagnostics=True) if m.name == name]
 
-    def groups(self, dataset: str, measure: str) -> list[str]:
+    def groups(self, dataset: str, measure: PluginId) -> list[str]:
         """The groups (bias types or target groups) of a measure, 'all' left out."""
-        return _unique(
+        return unique(
             m.group for m in self.of_dataset(dataset) if m.measure == measure and m.group != "all"
         )
 
@@ -69,5 +77,6 @@ class MeasurementIndex:
         return self.model_order.index(model) if model in self.model_order else len(self.model_order)
 
 
-def _unique(values: Iterable[str]) -> list[str]:
+def unique(values: Iterable[K]) -> list[K]:
+    """The values in first-seen order, each once."""
     return list(dict.fromkeys(values))

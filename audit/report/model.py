@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from audit.gates import GateVerdict
+from audit.results import GateVerdict
 
 CellKind = Literal[
     "text", "code", "number", "estimate", "meansd", "pvalue", "count", "pct", "verdict"

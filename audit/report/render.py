@@ -2,55 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from markupsafe import Markup
-from pydantic import ValidationError
 
 from audit.errors import AuditUserError
 from audit.report.model import Chart, ReportModel
 from audit.report.svg import chart_svg, svg_data_uri
 from audit.report.templating import environment, read_asset
 from audit.results import AuditResult
-
-if TYPE_CHECKING:
-    import pandas as pd
+from audit.results_io import read_scores
 
 FORMATS = ("html", "pdf")
-SCORES_FILE = "scores.parquet"
-
-
-def load_results(path: Path) -> AuditResult:
-    """Read a results.json; a missing, unreadable or invalid file is a user error naming it."""
-    if not path.is_file():
-        raise AuditUserError(
-            f"{path}: no such results file (expected the results.json written by `audit run`)"
-        )
-    try:
-        return AuditResult.model_validate_json(path.read_bytes())
-    except ValidationError as error:
-        first = error.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise AuditUserError(
-            f"{path}: not a valid results.json ({error.error_count()} problem(s); first at "
-            f"{where}: {first['msg']}); expected the file written by `audit run`"
-        ) from None
-    except OSError as error:
-        raise AuditUserError(f"{path}: cannot be read ({error.strerror})") from None
-
-
-def load_scores(out_dir: Path) -> pd.DataFrame | None:
-    """out_dir/scores.parquet when it exists (the charts of score distributions need it)."""
-    import pandas as pd
-
-    path = out_dir / SCORES_FILE
-    if not path.is_file():
-        return None
-    try:
-        return pd.read_parquet(path)
-    except (OSError, ValueError) as error:
-        raise AuditUserError(f"{path}: cannot be read as a score table ({error})") from None
 
 
 def chart_uris(charts: list[Chart]) -> dict[str, str]:
@@ -74,7 +38,7 @@ def render_html(report: ReportModel, *, template: str = "report.html.j2") -> str
     )
 
 
-def check_formats(formats: list[str]) -> list[str]:
+def check_formats(formats: Sequence[str]) -> list[str]:
     unknown = [f for f in formats if f not in FORMATS]
     if unknown:
         raise AuditUserError(
@@ -98,13 +62,16 @@ def write_html_and_pdf(html: str, out_dir: Path, stem: str, formats: list[str]) 
     return written
 
 
-def write_reports(result: AuditResult, out_dir: Path, *, formats: list[str]) -> list[Path]:
-    """Write report.html and/or report.pdf for `result` into out_dir (reads
-    out_dir/scores.parquet for the distribution charts when it is there)."""
+def write_reports(
+    result: AuditResult, out_dir: Path, *, formats: Sequence[str], scores_dir: Path | None = None
+) -> list[Path]:
+    """Write report.html and/or report.pdf for `result` into out_dir. The distribution
+    charts read scores.parquet from `scores_dir` (the folder of the run's results.json;
+    default out_dir) when it is there."""
     from audit.report.build import build_report
 
     formats = check_formats(formats)
     if not formats:
         return []
-    report = build_report(result, load_scores(out_dir))
+    report = build_report(result, read_scores(scores_dir or out_dir, result))
     return write_html_and_pdf(render_html(report), out_dir, "report", formats)

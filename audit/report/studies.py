@@ -9,73 +9,64 @@ from typing import Any
 
 import pandas as pd
 
+from audit.ids import PluginId
 from audit.report import cells
-from audit.report.cards import measure_title
+from audit.report.cards import MeasureCards
 from audit.report.charts import heatmap, line_chart
 from audit.report.formatting import fmt_num, fmt_p, fmt_pct
 from audit.report.model import Caveat, Chart, Study, Table
 from audit.results import AuditResult
+from audit.stats.records import ComparisonRecord, CorrelationRecord, RobustnessRecord
 
 #: Fewer models than this: no correlation between measures can be concluded (METHODS 4).
 MIN_MODELS_FOR_CORRELATION = 5
 
 
-def _records(result: AuditResult, name: str) -> list[dict[str, Any]]:
-    raw = getattr(result, name, None)
-    if not raw:
-        return []
-    return [r if isinstance(r, dict) else r.model_dump() for r in raw]
-
-
-#: Name fragments of extrinsic (downstream-task) measures, for the intrinsic-extrinsic caveat.
-EXTRINSIC_MARKERS = ("sts", "bios", "nli", "extrinsic", "tpr")
-
-
-def is_extrinsic(label: str) -> bool:
-    """Whether a measure label names an extrinsic (downstream-task) measure."""
-    return any(marker in label.lower() for marker in EXTRINSIC_MARKERS)
-
-
 @dataclass
 class StudyData:
-    """The study records of a result (robustness, correlations, comparisons), as dicts."""
+    """The study records of a result (robustness, correlations, comparisons)."""
 
     result: AuditResult
-    robustness: list[dict[str, Any]] = field(default_factory=list)
-    correlations: list[dict[str, Any]] = field(default_factory=list)
-    comparisons: list[dict[str, Any]] = field(default_factory=list)
+    cards: MeasureCards
+    robustness: list[RobustnessRecord] = field(default_factory=list)
+    correlations: list[CorrelationRecord] = field(default_factory=list)
+    comparisons: list[ComparisonRecord] = field(default_factory=list)
 
     @classmethod
     def of(cls, result: AuditResult) -> StudyData:
         return cls(
             result=result,
-            robustness=_records(result, "robustness"),
-            correlations=_records(result, "correlations"),
-            comparisons=_records(result, "comparisons"),
+            cards=MeasureCards.of(result),
+            robustness=list(result.robustness),
+            correlations=list(result.correlations),
+            comparisons=list(result.comparisons),
         )
+
+    def is_extrinsic(self, measure: PluginId) -> bool:
+        """Whether a measure is extrinsic (downstream-task), by its card's roles."""
+        return self.cards.has_role(measure, "extrinsic")
 
     def intrinsic_extrinsic_text(self) -> str:
         """The measured intrinsic-extrinsic correlations in words, '' when there is none."""
         found = [
             r
             for r in self.correlations
-            if is_extrinsic(str(r["measure_x"])) != is_extrinsic(str(r["measure_y"]))
+            if self.is_extrinsic(r.x.measure) != self.is_extrinsic(r.y.measure)
         ]
         return "; ".join(
-            f"{r['measure_x']} vs {r['measure_y']}: Kendall tau "
-            f"{fmt_num(r.get('kendall_tau'), 2)} (p {fmt_p(r.get('kendall_p'))}, "
-            f"{r['n']} models)"
+            f"{r.x.label} vs {r.y.label}: Kendall tau "
+            f"{fmt_num(r.kendall_tau, 2)} (p {fmt_p(r.kendall_p)}, {r.n} models)"
             for r in found
         )
 
     def caveats(self) -> list[Caveat]:
-        fragile = [r for r in self.robustness if r.get("verdict") == "not robust"]
+        fragile = [r for r in self.robustness if r.verdict == "not robust"]
         if not fragile:
             return []
         where = "; ".join(
-            f"{measure_title(str(r['measure']))} on {r['dataset']} ({r['scorer']}) at rate "
-            f"{fmt_num(r['rate'], 2)}: agreement {fmt_pct(r.get('agreement_share'))} "
-            f"< {fmt_pct(r.get('required_share'))}"
+            f"{self.cards.title(r.measure)} on {r.dataset} ({r.scorer.label}) at rate "
+            f"{fmt_num(r.rate, 2)}: agreement {fmt_pct(r.agreement_share)} "
+            f"< {fmt_pct(r.required_share)}"
             for r in fragile
         )
         return [
@@ -94,12 +85,12 @@ class StudyData:
 
 def robustness_study(data: StudyData) -> Study:
     """Per measure and sampling rate: model means and spreads, agreement share, verdict."""
-    spec = data.result.spec.get("robustness")
     if not data.robustness:
+        requested = data.result.audit.robustness is not None
         reason = (
-            "the spec has no `robustness` section"
-            if not spec
-            else "results.json holds no robustness records"
+            "results.json holds no robustness records"
+            if requested
+            else "the spec has no `robustness` section"
         )
         return Study(
             id="robustness",
@@ -107,7 +98,7 @@ def robustness_study(data: StudyData) -> Study:
             ran=False,
             not_run_reason=f"Not run: {reason}.",
         )
-    models = list(dict.fromkeys(m["model"] for r in data.robustness for m in r["models"]))
+    models = list(dict.fromkeys(m.model for r in data.robustness for m in r.models))
     maker = cells.TableMaker(
         id="robustness-table",
         title="Robustness across sampling rates",
@@ -129,42 +120,35 @@ def robustness_study(data: StudyData) -> Study:
     )
     rows = []
     for r in data.robustness:
-        per_model = {m["model"]: m for m in r["models"]}
-        digits = cells.digits_for([m.get("mean") for m in r["models"]])
-        verdict = str(r["verdict"])
-        emphasis = {"robust": "good", "not robust": "bad"}.get(verdict, "warn")
-        measure = measure_title(str(r["measure"])) + (
-            f" ({r['group']})" if r.get("group", "all") != "all" else ""
-        )
+        per_model = {m.model: m for m in r.models}
+        digits = cells.digits_for([m.mean for m in r.models])
+        emphasis = {"robust": "good", "not robust": "bad"}.get(r.verdict, "warn")
+        title = data.cards.title(r.measure)
+        measure = title + (f" ({r.group})" if r.group != "all" else "")
         row = [
-            cells.text(str(r["dataset"])),
-            cells.text(measure, note=f"scorer {r['scorer']}"),
-            cells.number(r["rate"], 2),
-            cells.count(r.get("n_items")),
+            cells.text(r.dataset),
+            cells.text(measure, note=f"scorer {r.scorer.label}"),
+            cells.number(r.rate, 2),
+            cells.count(r.n_items),
         ]
         for model in models:
             m = per_model.get(model)
             row.append(
-                cells.Cell(kind="meansd", value=m.get("mean"), low=m.get("spread"), digits=digits)
+                cells.Cell(kind="meansd", value=m.mean, low=m.spread, digits=digits)
                 if m
                 else cells.text("—")
             )
         row += [
-            cells.Cell(kind="pct", value=r.get("ordering_share")),
-            cells.Cell(kind="pct", value=r.get("side_share")),
-            cells.Cell(kind="pct", value=r.get("agreement_share")),
-            cells.verdict(verdict, emphasis, note=str(r.get("note") or "")),
+            cells.Cell(kind="pct", value=r.ordering_share),
+            cells.Cell(kind="pct", value=r.side_share),
+            cells.Cell(kind="pct", value=r.agreement_share),
+            cells.verdict(r.verdict, emphasis, note=r.note),
         ]
         maker.add(row)
         rows.append(
-            {
-                "rate": r["rate"],
-                "agreement": r.get("agreement_share"),
-                "measure": measure_title(str(r["measure"])),
-                "dataset": str(r["dataset"]),
-            }
+            {"rate": r.rate, "agreement": r.agreement_share, "measure": title, "dataset": r.dataset}
         )
-    threshold = float(data.robustness[0].get("required_share") or 0.95)
+    threshold = float(data.robustness[0].required_share or 0.95)
     frame = pd.DataFrame(rows).dropna(subset=["agreement"])
     charts = []
     if not frame.empty:
@@ -232,27 +216,27 @@ def correlation_study(data: StudyData) -> Study:
         ],
         key_columns=2,
     )
-    heat = []
+    heat: list[dict[str, Any]] = []
     for r in data.correlations:
-        x, y = str(r["measure_x"]), str(r["measure_y"])
-        note = str(r.get("note") or "")
-        if not r.get("conclusive", True) and not note:
+        x, y = r.x.label, r.y.label
+        note = r.note
+        if not r.conclusive and not note:
             note = "too few models: no correlation can be concluded"
         maker.add(
             [
                 cells.text(x),
                 cells.text(y),
-                cells.Cell(kind="count", value=float(r["n"]), note=note),
-                cells.number(r.get("pearson_r"), 2),
-                cells.pvalue(r.get("pearson_p")),
-                cells.number(r.get("spearman_rho"), 2),
-                cells.pvalue(r.get("spearman_p")),
-                cells.number(r.get("kendall_tau"), 2),
-                cells.pvalue(r.get("kendall_p")),
-                cells.number(r.get("mutual_information"), 2),
+                cells.Cell(kind="count", value=float(r.n), note=note),
+                cells.number(r.pearson_r, 2),
+                cells.pvalue(r.pearson_p),
+                cells.number(r.spearman_rho, 2),
+                cells.pvalue(r.spearman_p),
+                cells.number(r.kendall_tau, 2),
+                cells.pvalue(r.kendall_p),
+                cells.number(r.mutual_information, 2),
             ]
         )
-        rho = r.get("spearman_rho")
+        rho = r.spearman_rho
         if rho is not None:
             heat += [{"a": x, "b": y, "value": rho}, {"a": y, "b": x, "value": rho}]
     charts = []
@@ -297,12 +281,13 @@ def comparison_study(data: StudyData) -> Study:
         id="comparison",
         title="Paired comparison of models",
         ran=True,
-        tables=[comparison_table(data.comparisons, table_id="comparison-table")],
+        tables=[comparison_table(data.comparisons, data.cards, table_id="comparison-table")],
     )
 
 
 def comparison_table(
-    records: list[dict[str, Any]],
+    records: list[ComparisonRecord],
+    cards: MeasureCards,
     *,
     table_id: str,
     title: str = "Paired comparison on the same items",
@@ -333,32 +318,31 @@ def comparison_table(
         key_columns=2,
     )
     for r in records:
-        maker.add(comparison_row(r))
+        maker.add(comparison_row(r, cards))
     return maker.table()
 
 
-def comparison_row(r: dict[str, Any]) -> list[cells.Cell]:
+def comparison_row(r: ComparisonRecord, cards: MeasureCards) -> list[cells.Cell]:
     """One ComparisonRecord as a table row."""
-    verdict = str(r["verdict"])
-    emphasis = {"better": "good", "worse": "bad", "undefined": "warn"}.get(verdict, "")
-    digits = cells.digits_for([r.get("value_a"), r.get("value_b")])
+    emphasis = {"better": "good", "worse": "bad", "undefined": "warn"}.get(r.verdict, "")
+    digits = cells.digits_for([r.value_a, r.value_b])
     diff = cells.Cell(
         kind="estimate",
-        value=r.get("difference"),
-        low=r.get("difference_ci_low"),
-        high=r.get("difference_ci_high"),
+        value=r.difference,
+        low=r.difference_ci_low,
+        high=r.difference_ci_high,
         digits=digits,
     )
     return [
-        cells.text(str(r["dataset"]), note=f"scorer {r['scorer']}"),
-        cells.text(measure_title(str(r["measure"]))),
-        cells.text(f"{r.get('model_a', '')} vs {r.get('model_b', '')}"),
-        cells.text(str(r.get("group", "all"))),
-        cells.count(r.get("n_items")),
-        cells.number(r.get("value_a"), digits),
-        cells.number(r.get("value_b"), digits),
+        cells.text(r.dataset, note=f"scorer {r.scorer.label}"),
+        cells.text(cards.title(r.measure)),
+        cells.text(f"{r.model_a} vs {r.model_b}"),
+        cells.text(r.group),
+        cells.count(r.n_items),
+        cells.number(r.value_a, digits),
+        cells.number(r.value_b, digits),
         diff,
-        cells.pvalue(r.get("p_value")),
-        cells.pvalue(r.get("mcnemar_p")),
-        cells.verdict(verdict, emphasis, note=str(r.get("note") or "")),
+        cells.pvalue(r.p_value),
+        cells.pvalue(r.mcnemar_p),
+        cells.verdict(r.verdict, emphasis, note=r.note),
     ]

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from audit.gates import GateVerdict
-from audit.report.cards import base_name, ideal_value, measure_title
 from audit.report.formatting import fmt_ci, fmt_num, fmt_p
 from audit.report.index import MeasurementIndex
 from audit.report.model import Caveat
-
-#: The measure that heads a dataset's summary sentence, in order of preference.
-HEADLINE_MEASURES = ("bias_score", "safety_score", "ss", "jss", "kls")
+from audit.results import GateVerdict
 
 
 def _gate_sentence(verdicts: list[GateVerdict]) -> str:
@@ -32,13 +28,16 @@ def _gate_sentence(verdicts: list[GateVerdict]) -> str:
 
 
 def _headline(index: MeasurementIndex, dataset: str) -> str | None:
-    labels = index.measures(dataset)
-    label = next((m for name in HEADLINE_MEASURES for m in labels if base_name(m) == name), None)
-    if label is None:
+    """The dataset's sentence on its headline measure: the first measure with the role
+    `headline` (in the order of the result's cards) that was measured on it."""
+    measured = index.measures(dataset)
+    headline = index.cards.names_with_role("headline")
+    measure = next((m for name in headline for m in measured if m.name == name), None)
+    if measure is None:
         return None
     parts = []
     for unit in index.units(dataset):
-        m = index.get(unit, dataset, label, "all")
+        m = index.get(unit, dataset, measure, "all")
         if m is None:
             continue
         if m.value is None:
@@ -54,9 +53,9 @@ def _headline(index: MeasurementIndex, dataset: str) -> str | None:
         parts.append(f"{unit.label} {fmt_num(m.value, digits)}{inside}")
     if not parts:
         return None
-    ideal = ideal_value(label)
+    ideal = index.cards.ideal_value(measure)
     ideal_text = f" (ideal {ideal:g})" if ideal is not None else ""
-    return f"On {dataset}, {measure_title(label)}{ideal_text}: " + "; ".join(parts) + "."
+    return f"On {dataset}, {index.cards.title(measure)}{ideal_text}: " + "; ".join(parts) + "."
 
 
 def build_summary(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from audit.ids import PluginId
 from audit.report import cells
-from audit.report.cards import ideal_value, measure_title
+from audit.report.cards import MeasureCards
 from audit.report.formatting import fmt_num
 from audit.report.index import MeasurementIndex, Unit
 from audit.report.model import Table
@@ -27,22 +28,22 @@ def overview_table(index: MeasurementIndex, dataset: str) -> Table | None:
         title=f"{dataset}: every measure on the whole dataset",
         caption="Value and 95% confidence interval per model; ideal values are in the "
         "column headings.",
-        columns=["Model", "Scorer", "Items"] + [_heading(m) for m in measures],
+        columns=["Model", "Scorer", "Items"] + [_heading(index.cards, m) for m in measures],
         key_columns=2,
     )
     maker.caption = maker.caption.replace("95%", f"{100 * (1 - index.result.alpha):g}%")
     for unit in units:
         found = [index.get(unit, dataset, m, "all") for m in measures]
         n = max((m.n for m in found if m is not None), default=None)
-        row = [cells.text(unit.model), cells.code(unit.scorer), cells.count(n)]
-        for label, m in zip(measures, found, strict=True):
-            row.append(cells.estimate(m, _digits(index, dataset, label)))
+        row = [cells.text(unit.model), cells.code(unit.scorer.label), cells.count(n)]
+        for measure, m in zip(measures, found, strict=True):
+            row.append(cells.estimate(m, _digits(index, dataset, measure)))
         maker.add(row)
     return maker.table()
 
 
 def group_table(
-    index: MeasurementIndex, dataset: str, measure: str, record: DatasetRecord | None
+    index: MeasurementIndex, dataset: str, measure: PluginId, record: DatasetRecord | None
 ) -> Table | None:
     """One measure per bias type or target group (rows), models side by side (columns)."""
     groups = index.groups(dataset, measure)
@@ -57,9 +58,9 @@ def group_table(
         if show_p:
             columns.append("p")
     maker = cells.TableMaker(
-        id=_slug(dataset, measure, "groups"),
-        title=f"{dataset}: {measure_title(measure)} per {kind}",
-        caption=f"{_ideal_text(measure)} Value with its confidence interval per model"
+        id=_slug(dataset, measure.label, "groups"),
+        title=f"{dataset}: {index.cards.title(measure)} per {kind}",
+        caption=f"{_ideal_text(index.cards, measure)} Value with its confidence interval per model"
         + ("; p: the measure's test (see its card)." if show_p else "."),
         columns=columns,
     )
@@ -78,8 +79,8 @@ def group_table(
 
 def normality_table(index: MeasurementIndex, dataset: str) -> Table | None:
     """Shapiro-Wilk W and p of both score sets per model, and whether both look normal."""
-    labels = index.labels_named(dataset, "normality")
-    if not labels:
+    measures = index.measures_named(dataset, "normality")
+    if not measures:
         return None
     alpha = index.result.alpha
     maker = cells.TableMaker(
@@ -93,15 +94,15 @@ def normality_table(index: MeasurementIndex, dataset: str) -> Table | None:
     detail_keys: list[str] = []
     found = [
         (unit, m)
-        for label in labels
+        for measure in measures
         for unit in index.units(dataset)
-        if (m := index.get(unit, dataset, label, "all")) is not None
+        if (m := index.get(unit, dataset, measure, "all")) is not None
     ]
     for _, m in found:
         detail_keys += [k for k, v in m.details.items() if _is_number(v) and k not in detail_keys]
     maker.columns = ["Model", "Scorer", "Items", *detail_keys, "Verdict"]
     for unit, m in found:
-        row = [cells.text(unit.model), cells.code(unit.scorer), cells.count(m.n)]
+        row = [cells.text(unit.model), cells.code(unit.scorer.label), cells.count(m.n)]
         row += [_detail_cell(k, m.details.get(k)) for k in detail_keys]
         if m.status != "ok" or m.p_value is None:
             row.append(cells.verdict("undefined", "warn", note=m.note))
@@ -115,14 +116,14 @@ def normality_table(index: MeasurementIndex, dataset: str) -> Table | None:
 
 def score_gap_table(index: MeasurementIndex, dataset: str) -> Table | None:
     """|Delta_st| - |Delta_at| with its parts, per model (Liu 2024, Table 4)."""
-    labels = index.labels_named(dataset, "score_gap")
-    if not labels:
+    measures = index.measures_named(dataset, "score_gap")
+    if not measures:
         return None
     rows = [
         (unit, m)
-        for label in labels
+        for measure in measures
         for unit in index.units(dataset)
-        if (m := index.get(unit, dataset, label, "all")) is not None
+        if (m := index.get(unit, dataset, measure, "all")) is not None
     ]
     keys: list[str] = []
     for _, m in rows:
@@ -136,7 +137,7 @@ def score_gap_table(index: MeasurementIndex, dataset: str) -> Table | None:
         key_columns=2,
     )
     for unit, m in rows:
-        row = [cells.text(unit.model), cells.code(unit.scorer)]
+        row = [cells.text(unit.model), cells.code(unit.scorer.label)]
         row += [_detail_cell(k, m.details.get(k)) for k in keys]
         row.append(cells.estimate(m, 3))
         maker.add(row)
@@ -159,25 +160,25 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, bool | int | float) or value is None
 
 
-def _has_all(index: MeasurementIndex, units: list[Unit], dataset: str, measure: str) -> bool:
+def _has_all(index: MeasurementIndex, units: list[Unit], dataset: str, measure: PluginId) -> bool:
     return any(index.get(u, dataset, measure, "all") is not None for u in units)
 
 
-def _digits(index: MeasurementIndex, dataset: str, measure: str) -> int:
+def _digits(index: MeasurementIndex, dataset: str, measure: PluginId) -> int:
     values = [m.value for m in index.of_dataset(dataset) if m.measure == measure]
     return cells.digits_for(values)
 
 
-def _heading(measure: str) -> str:
-    ideal = ideal_value(measure)
-    title = measure_title(measure)
+def _heading(cards: MeasureCards, measure: PluginId) -> str:
+    ideal = cards.ideal_value(measure)
+    title = cards.title(measure)
     return (
         title if ideal is None else f"{title} (ideal {fmt_num(ideal, 0 if ideal % 1 == 0 else 2)})"
     )
 
 
-def _ideal_text(measure: str) -> str:
-    ideal = ideal_value(measure)
+def _ideal_text(cards: MeasureCards, measure: PluginId) -> str:
+    ideal = cards.ideal_value(measure)
     if ideal is None:
         return ""
     return f"Ideal (unbiased) value: {fmt_num(ideal, 0 if ideal % 1 == 0 else 2)}."

@@ -1,7 +1,15 @@
-"""What a scorer is: metadata the planner reads without torch, and the scoring calls.
+"""What a scorer is: static facts the planner, cache and measures read without torch, and
+the scoring calls.
 
 Every score is a log-likelihood-like number: higher means the model finds the sentence
 more likely (`higher_is_likelier`), except perplexities, which say so in their info.
+
+A scorer takes one of three inputs, its shape (`ScorerInfo.unit`, also the card's
+`shape`): single sentences, sentence pairs (it aligns their tokens), or template slots
+(an attribute and two target words). Every scorer object answers all three calls; the
+ones outside its shape raise a `ScoringInputError` that says what to use instead. The
+runner picks the call from the registered shape (`audit.scoring.inputs`), never from the
+object's type.
 """
 
 from __future__ import annotations
@@ -15,9 +23,13 @@ from pydantic import BaseModel, ConfigDict
 from audit.errors import AuditUserError
 
 if TYPE_CHECKING:
+    from audit.data.items import TemplateSlots
     from audit.models.loaded import LoadedModel
 
 ModelType = Literal["masked", "causal"]
+#: sentence: scores one sentence at a time; pair: needs both sentences (token alignment);
+#: template: scores an item's template slots (attribute, two targets).
+ScorerShape = Literal["sentence", "pair", "template"]
 ProgressCallback = Callable[[int], None]  # called with the number of sentences just finished
 
 
@@ -43,9 +55,7 @@ class ScorerInfo:
 
     name: str
     model_types: frozenset[str]
-    # sentence: scores one sentence at a time; pair: needs both sentences (token
-    # alignment); template: scores an item's template slots (attribute, two targets)
-    unit: Literal["sentence", "pair", "template"]
+    unit: ScorerShape  # the scorer's input (see `ScorerShape`)
     higher_is_likelier: bool
     aggregation: Literal["sum", "mean"]  # score is a sum or a mean over scored tokens
     version: str  # bump when the arithmetic changes: it is part of every cache key
@@ -60,11 +70,16 @@ class SentenceScore:
     n_tokens: int
 
 
-class Scorer(Protocol):
-    """A scorer computes per-sentence scores; pair scorers score both sides together."""
+ScorePair = tuple[SentenceScore, SentenceScore]
 
-    info: ScorerInfo
-    options_model: type[ScorerOptions]
+
+class Scorer(Protocol):
+    """The scoring calls. A scorer implements the one of its shape; the others raise."""
+
+    @property
+    def name(self) -> str:
+        """The registered name (error messages name the scorer)."""
+        ...
 
     def score_sentences(
         self,
@@ -82,10 +97,16 @@ class Scorer(Protocol):
         *,
         options: ScorerOptions,
         progress: ProgressCallback,
-    ) -> list[tuple[SentenceScore, SentenceScore]]: ...
+    ) -> list[ScorePair]: ...
 
-
-ScorePair = tuple[SentenceScore, SentenceScore]
+    def score_slots(
+        self,
+        model: LoadedModel,
+        slots: Sequence[TemplateSlots],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[ScorePair]: ...
 
 
 class ScoringInputError(AuditUserError):
@@ -103,11 +124,17 @@ def regroup_pairs(scores: Sequence[SentenceScore]) -> list[ScorePair]:
     return [(scores[i], scores[i + 1]) for i in range(0, len(scores), 2)]
 
 
+def _no_template_slots(name: str) -> ScoringInputError:
+    return ScoringInputError(
+        f"scorer '{name}' scores sentences, not template slots; for template items use tbs"
+    )
+
+
 class SentenceScorer:
     """Base of scorers of single sentences: a pair is scored side by side, each side on
     its own (so progress counts two sentences per pair)."""
 
-    info: ScorerInfo
+    name: str
 
     def score_sentences(
         self,
@@ -131,11 +158,21 @@ class SentenceScorer:
         scores = self.score_sentences(model, texts, options=options, progress=progress)
         return regroup_pairs(scores)
 
+    def score_slots(
+        self,
+        model: LoadedModel,
+        slots: Sequence[TemplateSlots],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[ScorePair]:
+        raise _no_template_slots(self.name)
+
 
 class PairScorer:
     """Base of scorers that need both sentences of a pair (they align their tokens)."""
 
-    info: ScorerInfo
+    name: str
 
     def score_sentences(
         self,
@@ -146,7 +183,69 @@ class PairScorer:
         progress: ProgressCallback,
     ) -> list[SentenceScore]:
         raise ScoringInputError(
-            f"scorer '{self.info.name}' compares the two sentences of a pair (it aligns their "
+            f"scorer '{self.name}' compares the two sentences of a pair (it aligns their "
             "tokens), so it runs on pair datasets only; for single sentences use pll, pppl, "
             "aul or aula"
         )
+
+    def score_pairs(
+        self,
+        model: LoadedModel,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[ScorePair]:
+        raise NotImplementedError
+
+    def score_slots(
+        self,
+        model: LoadedModel,
+        slots: Sequence[TemplateSlots],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[ScorePair]:
+        raise _no_template_slots(self.name)
+
+
+class TemplateScorer:
+    """Base of scorers of template slots (an attribute and two targets), not sentences."""
+
+    name: str
+
+    def _template_only(self) -> ScoringInputError:
+        return ScoringInputError(
+            f"{self.name} scores template items (an attribute and two target words), not "
+            "sentences: use it on the built-in dataset `professions`"
+        )
+
+    def score_sentences(
+        self,
+        model: LoadedModel,
+        texts: Sequence[str],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[SentenceScore]:
+        raise self._template_only()
+
+    def score_pairs(
+        self,
+        model: LoadedModel,
+        pairs: Sequence[tuple[str, str]],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[ScorePair]:
+        raise self._template_only()
+
+    def score_slots(
+        self,
+        model: LoadedModel,
+        slots: Sequence[TemplateSlots],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[ScorePair]:
+        raise NotImplementedError

@@ -42,6 +42,15 @@ def _checksum(key: str, payload: str) -> str:
 
 
 @dataclass(frozen=True)
+class ModelIdentity:
+    """What the cache knows a model by: its fingerprint (config, weights and tokenizer
+    files) and the numeric precision it runs at ("<device type>/<dtype>")."""
+
+    fingerprint: str
+    precision: str
+
+
+@dataclass(frozen=True)
 class CacheStats:
     hits: int
     corrupt: int

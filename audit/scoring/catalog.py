@@ -1,112 +1,234 @@
-"""The scorer registry. Importing this module never imports torch: each entry carries its
-`ScorerInfo` and options model; the implementation is imported on first use."""
+"""The scorer registry: one `ScorerEntry` per scorer, registered here once.
+
+Importing this module never imports torch: each entry carries its card, its `ScorerInfo`
+(model types, input shape, direction, aggregation, version) and options model; the
+implementation is imported on first use (`SCORERS.load(name)`).
+"""
 
 from __future__ import annotations
 
-from audit.registry import Registry
+from dataclasses import dataclass
+
+from audit.cards import PluginCard
+from audit.registry import PluginEntry, Registry
 from audit.scoring.base import Scorer, ScorerInfo, ScorerOptions
 from audit.scoring.options import CausalOptions, MaskedOptions, TemplateOptions
 
-SCORERS: Registry[Scorer] = Registry("scorer")
+
+@dataclass(frozen=True)
+class ScorerEntry(PluginEntry):
+    """A registered scorer: its card, options model, lazy target and static facts.
+
+    The card's name, summary and shape are the info's name, summary and input shape
+    (`ScorerEntry.of` builds both from one place).
+    """
+
+    info: ScorerInfo
+
+    def __post_init__(self) -> None:
+        if (self.card.name, self.card.shape) != (self.info.name, self.info.unit):
+            raise ValueError(f"scorer '{self.info.name}': card and info disagree")
+        if not issubclass(self.options, ScorerOptions):
+            raise TypeError(f"scorer '{self.info.name}': options must be ScorerOptions")
+
+    @classmethod
+    def of(
+        cls, info: ScorerInfo, *, title: str, target: str, options: type[ScorerOptions]
+    ) -> ScorerEntry:
+        """The entry of `info`, its card filled from the info."""
+        card = PluginCard(
+            kind="scorer",
+            name=info.name,
+            title=title,
+            summary=info.summary,
+            shape=info.unit,
+            ideal_value=None,
+        )
+        return cls(card=card, options=options, target=target, info=info)
+
+    @property
+    def options_model(self) -> type[ScorerOptions]:
+        """The options model, typed as scorer options."""
+        options = self.options
+        assert issubclass(options, ScorerOptions)
+        return options
+
+    def skip_reason(self, model_type: str, dataset: str, shape: str, templates: bool) -> str | None:
+        """Why this scorer cannot score `dataset` (of `shape`, with or without template
+        items) on a model of `model_type`, or None when it can."""
+        name = self.info.name
+        if model_type not in self.info.model_types:
+            return f"{name} does not apply to {model_type} LMs"
+        if self.info.unit == "template" and not templates:
+            return (
+                f"{name} scores template items (attribute + target words); "
+                f"{dataset} has none (use the built-in `professions`)"
+            )
+        if self.info.unit == "pair" and shape != "pairs":
+            return f"{name} scores sentence pairs; {dataset} holds single sentences"
+        return None
 
 
-def _register(info: ScorerInfo, target: str, options: type[ScorerOptions]) -> None:
-    SCORERS.register(info.name, target, info.summary, info=info, options=options)
+SCORERS: Registry[ScorerEntry, Scorer] = Registry("scorer")
 
 
 def scorer_info(name: str) -> ScorerInfo:
-    info = SCORERS.entry(name).meta["info"]
-    assert isinstance(info, ScorerInfo)
-    return info
+    """The static facts of scorer `name` (shortcut for `SCORERS.entry(name).info`)."""
+    return SCORERS.entry(name).info
 
 
 def scorer_options_model(name: str) -> type[ScorerOptions]:
-    options = SCORERS.entry(name).meta["options"]
-    assert isinstance(options, type) and issubclass(options, ScorerOptions)
-    return options
+    """The options model of scorer `name`."""
+    return SCORERS.entry(name).options_model
 
 
 _CAUSAL = frozenset({"causal"})
-
-_register(
-    ScorerInfo(
-        name="ll",
-        model_types=_CAUSAL,
-        unit="sentence",
-        higher_is_likelier=True,
-        aggregation="sum",
-        version="1",
-        summary="Causal LM log-likelihood: sum over t of log P(w_t | w_<t), BOS prepended.",
-    ),
-    "audit.scoring.causal:LL_SCORER",
-    CausalOptions,
-)
-_register(
-    ScorerInfo(
-        name="ppl",
-        model_types=_CAUSAL,
-        unit="sentence",
-        higher_is_likelier=False,
-        aggregation="mean",
-        version="1",
-        summary="Causal LM perplexity exp(-LL/T) over T scored tokens; lower is likelier.",
-    ),
-    "audit.scoring.causal:PPL_SCORER",
-    CausalOptions,
-)
-
 _MASKED = frozenset({"masked"})
 
-
-def _masked(
-    name: str, unit: str, higher: bool, aggregation: str, summary: str, target: str
-) -> None:
-    info = ScorerInfo(
-        name=name,
-        model_types=_MASKED,
-        unit=unit,  # type: ignore[arg-type]
-        higher_is_likelier=higher,
-        aggregation=aggregation,  # type: ignore[arg-type]
-        version="1",
-        summary=summary,
+SCORERS.register(
+    ScorerEntry.of(
+        ScorerInfo(
+            name="ll",
+            model_types=_CAUSAL,
+            unit="sentence",
+            higher_is_likelier=True,
+            aggregation="sum",
+            version="1",
+            summary="Causal LM log-likelihood: sum over t of log P(w_t | w_<t), BOS prepended.",
+        ),
+        title="Log-likelihood (causal LM)",
+        target="audit.scoring.causal:LL_SCORER",
+        options=CausalOptions,
     )
-    _register(info, f"audit.scoring.{target}", MaskedOptions)
-
-
-_masked("pll", "sentence", True, "sum",
-        "Pseudo-log-likelihood: sum of log P(w_i | S with i masked) over non-special tokens.",
-        "masked:PLL_SCORER")  # fmt: skip
-_masked("pppl", "sentence", False, "mean",
-        "Pseudo-perplexity exp(-PLL/n) of a masked LM; lower is likelier.",
-        "masked:PPPL_SCORER")  # fmt: skip
-_masked("cps", "pair", True, "sum",
-        "CrowS-Pairs score: PLL over the tokens both sentences share (difflib alignment).",
-        "masked:CPS_SCORER")  # fmt: skip
-_masked("sss", "pair", True, "mean",
-        "StereoSet score: mean log P of the modified tokens, all masked at once.",
-        "masked:SSS_SCORER")  # fmt: skip
-_masked("aul", "sentence", True, "mean",
-        "All unmasked likelihood: mean log P(w_i | S) on the unmasked sentence.",
-        "masked:AUL_SCORER")  # fmt: skip
-_masked("aula", "sentence", True, "mean",
-        "AUL with each token weighted by the attention it receives.",
-        "masked:AULA_SCORER")  # fmt: skip
-
-
-#: Template-based scorers (TBS): not pair- or sentence-shaped, so they live in their own
-#: registry. Each entry's object has `info`, `options_model` and
-#: `score_templates(model, probes, *, options, progress) -> list[TemplateScore]`.
-_register(
-    ScorerInfo(
-        name="tbs",
-        model_types=_MASKED,
-        unit="template",
-        higher_is_likelier=True,
-        aggregation="mean",
-        version="1",
-        summary="Template log-probability (Kurita et al. 2019): log P(target | attribute) "
-        "/ prior, on template items (the `professions` dataset).",
-    ),
-    "audit.scoring.tbs:TBS_SCORER",
-    TemplateOptions,
+)
+SCORERS.register(
+    ScorerEntry.of(
+        ScorerInfo(
+            name="ppl",
+            model_types=_CAUSAL,
+            unit="sentence",
+            higher_is_likelier=False,
+            aggregation="mean",
+            version="1",
+            summary="Causal LM perplexity exp(-LL/T) over T scored tokens; lower is likelier.",
+        ),
+        title="Perplexity (causal LM)",
+        target="audit.scoring.causal:PPL_SCORER",
+        options=CausalOptions,
+    )
+)
+SCORERS.register(
+    ScorerEntry.of(
+        ScorerInfo(
+            name="pll",
+            model_types=_MASKED,
+            unit="sentence",
+            higher_is_likelier=True,
+            aggregation="sum",
+            version="1",
+            summary="Pseudo-log-likelihood: sum of log P(w_i | S with i masked) over "
+            "non-special tokens.",
+        ),
+        title="Pseudo-log-likelihood (masked LM)",
+        target="audit.scoring.masked.scorers:PLL_SCORER",
+        options=MaskedOptions,
+    )
+)
+SCORERS.register(
+    ScorerEntry.of(
+        ScorerInfo(
+            name="pppl",
+            model_types=_MASKED,
+            unit="sentence",
+            higher_is_likelier=False,
+            aggregation="mean",
+            version="1",
+            summary="Pseudo-perplexity exp(-PLL/n) of a masked LM; lower is likelier.",
+        ),
+        title="Pseudo-perplexity (masked LM)",
+        target="audit.scoring.masked.scorers:PPPL_SCORER",
+        options=MaskedOptions,
+    )
+)
+SCORERS.register(
+    ScorerEntry.of(
+        ScorerInfo(
+            name="cps",
+            model_types=_MASKED,
+            unit="pair",
+            higher_is_likelier=True,
+            aggregation="sum",
+            version="1",
+            summary="CrowS-Pairs score: PLL over the tokens both sentences share (difflib "
+            "alignment).",
+        ),
+        title="CrowS-Pairs score (masked LM)",
+        target="audit.scoring.masked.scorers:CPS_SCORER",
+        options=MaskedOptions,
+    )
+)
+SCORERS.register(
+    ScorerEntry.of(
+        ScorerInfo(
+            name="sss",
+            model_types=_MASKED,
+            unit="pair",
+            higher_is_likelier=True,
+            aggregation="mean",
+            version="1",
+            summary="StereoSet score: mean log P of the modified tokens, all masked at once.",
+        ),
+        title="StereoSet score (masked LM)",
+        target="audit.scoring.masked.scorers:SSS_SCORER",
+        options=MaskedOptions,
+    )
+)
+SCORERS.register(
+    ScorerEntry.of(
+        ScorerInfo(
+            name="aul",
+            model_types=_MASKED,
+            unit="sentence",
+            higher_is_likelier=True,
+            aggregation="mean",
+            version="1",
+            summary="All unmasked likelihood: mean log P(w_i | S) on the unmasked sentence.",
+        ),
+        title="All unmasked likelihood (masked LM)",
+        target="audit.scoring.masked.scorers:AUL_SCORER",
+        options=MaskedOptions,
+    )
+)
+SCORERS.register(
+    ScorerEntry.of(
+        ScorerInfo(
+            name="aula",
+            model_types=_MASKED,
+            unit="sentence",
+            higher_is_likelier=True,
+            aggregation="mean",
+            version="1",
+            summary="AUL with each token weighted by the attention it receives.",
+        ),
+        title="All unmasked likelihood with attention (masked LM)",
+        target="audit.scoring.masked.scorers:AULA_SCORER",
+        options=MaskedOptions,
+    )
+)
+SCORERS.register(
+    ScorerEntry.of(
+        ScorerInfo(
+            name="tbs",
+            model_types=_MASKED,
+            unit="template",
+            higher_is_likelier=True,
+            aggregation="mean",
+            version="1",
+            summary="Template log-probability (Kurita et al. 2019): log P(target | attribute) "
+            "/ prior, on template items (the `professions` dataset).",
+        ),
+        title="Template log-probability bias score (masked LM)",
+        target="audit.scoring.masked.tbs:TBS_SCORER",
+        options=TemplateOptions,
+    )
 )

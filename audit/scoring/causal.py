@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from audit.scoring.base import (
     ProgressCallback,
-    ScorerInfo,
     ScorerOptions,
     ScoringInputError,
     SentenceScore,
     SentenceScorer,
 )
 from audit.scoring.batching import pack_by_length
-from audit.scoring.catalog import scorer_info
-from audit.scoring.options import CausalOptions
 
 if TYPE_CHECKING:
     import torch
@@ -189,13 +187,13 @@ def _forward(
         return base.last_hidden_state
 
 
+@dataclass(frozen=True)
 class CausalScorer(SentenceScorer):
-    """`ll` (log-likelihood, higher is likelier) or `ppl` (perplexity, lower is likelier)."""
+    """`ll` (log-likelihood, higher is likelier) or, with `perplexity`, `ppl`
+    (perplexity exp(-LL/T), lower is likelier)."""
 
-    options_model: type[ScorerOptions] = CausalOptions
-
-    def __init__(self, name: str) -> None:
-        self.info: ScorerInfo = scorer_info(name)
+    name: str
+    perplexity: bool = False
 
     def score_sentences(
         self,
@@ -207,13 +205,13 @@ class CausalScorer(SentenceScorer):
     ) -> list[SentenceScore]:
         if model.model_type != "causal":
             raise ScoringInputError(
-                f"scorer '{self.info.name}' needs a causal LM; "
+                f"scorer '{self.name}' needs a causal LM; "
                 f"'{model.model_id}' is a {model.model_type} LM"
             )
         scores = causal_log_likelihoods(
             model, texts, reference=options.compat == "reference", progress=progress
         )
-        if self.info.name == "ll":
+        if not self.perplexity:
             return scores
         return [
             SentenceScore(math.exp(-s.score / s.n_tokens) if s.n_tokens else math.nan, s.n_tokens)
@@ -222,4 +220,4 @@ class CausalScorer(SentenceScorer):
 
 
 LL_SCORER = CausalScorer("ll")
-PPL_SCORER = CausalScorer("ppl")
+PPL_SCORER = CausalScorer("ppl", perplexity=True)

@@ -1,8 +1,10 @@
-"""Run one scoring unit through the score cache, and read its rows back.
+"""Run one scoring unit through the score cache, and read its entries back.
 
 Work is done in chunks and each chunk is written to the cache as soon as it is scored,
-so an interrupted run loses at most one chunk. Rows for `scores.parquet` are always read
-back from the cache, never held from the computation.
+so an interrupted run loses at most one chunk. The table's rows are always read back
+from the cache (`audit.scoring.table`), never held from the computation. Every unit is
+scored the same way: its scorer's registered input shape (`audit.scoring.inputs`) says
+which entries it needs and which scoring call fills them.
 """
 
 from __future__ import annotations
@@ -10,18 +12,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from audit.data.items import LabelledItem, LoadedDataset, PairItem, TemplateSlots
-from audit.results import UnitRecord
-from audit.scoring.cache import Entry, ScoreCache, ScoreNamespace, text_key
-from audit.scoring.catalog import SCORERS, scorer_info, scorer_options_model
-from audit.scoring.table import GROUP_SEPARATOR
+from audit.ids import PluginId
+from audit.scoring.cache import Entry, ModelIdentity, ScoreCache, ScoreNamespace
+from audit.scoring.catalog import SCORERS
+from audit.scoring.inputs import ScorerInput, scorer_input
+from audit.scoring.units import ScoreUnit, UnitOutcome
 
 if TYPE_CHECKING:
+    from audit.data.items import LoadedDataset
     from audit.display import Display
     from audit.models.loaded import LoadedModel
-    from audit.plan import ScoreUnit
 
 #: Sentences (or pairs) per cache write.
 CHUNK = 1024
@@ -47,60 +49,46 @@ class ModelHandle:
     def is_loaded(self) -> bool:
         return self._model is not None
 
+    @property
+    def identity(self) -> ModelIdentity:
+        return ModelIdentity(self.fingerprint, self.precision)
+
     def release(self) -> None:
         self._model = None
 
 
 @dataclass(frozen=True)
 class Job:
-    """One cache entry to fill: the texts scored together (one sentence, or a pair)."""
+    """One cache entry to fill: the texts scored together (a sentence, a pair, slots)."""
 
     key: str
     texts: tuple[str, ...]
 
 
-def _slots_texts(item: PairItem) -> tuple[str, ...]:
-    if item.probe is None:
-        raise ValueError(f"item {item.item_id} has no template slots")
-    return ("[template slots]", item.probe.attribute, item.probe.target_st, item.probe.target_at)
+def unit_input(scorer: PluginId) -> ScorerInput:
+    """The input shape of the unit's scorer, from its registry entry."""
+    return scorer_input(SCORERS.entry(scorer.name).info.unit)
 
 
-def unit_jobs(unit: ScoreUnit, dataset: LoadedDataset) -> list[Job]:
+def unit_jobs(scorer: PluginId, dataset: LoadedDataset) -> list[Job]:
     """The distinct cache entries a unit needs, in dataset order."""
-    kind = scorer_info(unit.scorer).unit
-    texts: list[tuple[str, ...]] = []
-    if dataset.shape == "pairs":
-        for item in dataset.pair_items():
-            if kind == "template":
-                texts.append(_slots_texts(item))
-            elif kind == "pair":
-                texts.append((item.stereotype, item.anti_stereotype))
-            else:
-                texts.extend([(item.stereotype,), (item.anti_stereotype,)])
-                if item.unrelated is not None:
-                    texts.append((item.unrelated,))
-    else:
-        texts.extend((item.text,) for item in dataset.labelled_items())
-    jobs = {text_key(t): Job(text_key(t), t) for t in texts}
+    shape = unit_input(scorer)
+    jobs: dict[str, Job] = {}
+    for item in dataset.items:
+        for ref in shape.sides(item):
+            jobs.setdefault(ref.key, Job(ref.key, ref.texts))
     return list(jobs.values())
 
 
-def open_namespace(
-    unit: ScoreUnit, cache: ScoreCache, *, fingerprint: str, precision: str
-) -> ScoreNamespace:
-    options = scorer_options_model(unit.scorer).model_validate(unit.options)
+def open_namespace(scorer: PluginId, cache: ScoreCache, model: ModelIdentity) -> ScoreNamespace:
+    """The cache namespace of (model, scorer name and version, score-changing options)."""
+    entry = SCORERS.entry(scorer.name)
     return cache.namespace(
-        model_fingerprint=fingerprint,
-        scorer=scorer_info(unit.scorer),
-        options=options,
-        precision=precision,
+        model_fingerprint=model.fingerprint,
+        scorer=entry.info,
+        options=entry.options_model.model_validate(scorer.options),
+        precision=model.precision,
     )
-
-
-def _work(job: Job, kind: str) -> int:
-    """Sentences a job scores: one, two for a pair, and for template slots the two
-    targets (progress then counts template x item combinations)."""
-    return 2 if kind == "template" else len(job.texts)
 
 
 def _chunks(jobs: list[Job], size: int) -> Iterator[list[Job]]:
@@ -115,56 +103,23 @@ def score_unit(
     dataset: LoadedDataset,
     cache: ScoreCache,
     display: Display,
-) -> UnitRecord:
+) -> UnitOutcome:
     """Fill the cache for every entry of `unit` that is not there yet; the model's
     weights are loaded only if something is missing."""
     started = time.monotonic()
-    info = scorer_info(unit.scorer)
-    namespace = open_namespace(
-        unit, cache, fingerprint=model.fingerprint, precision=model.precision
-    )
+    shape = unit_input(unit.scorer)
+    namespace = open_namespace(unit.scorer, cache, model.identity)
     try:
-        jobs = unit_jobs(unit, dataset)
+        jobs = unit_jobs(unit.scorer, dataset)
         found, stats = namespace.get_many(j.key for j in jobs)
         missing = [j for j in jobs if j.key not in found]
-        sentences = sum(_work(j, info.unit) for j in missing)
-        key = f"{unit.model}/{unit.dataset}/{unit.label}"
         if missing:
-            scorer = SCORERS.get(unit.scorer)
-            options = scorer.options_model.model_validate(unit.options)
-            loaded = model.get()
-            display.start(key, f"{unit.model} · {unit.dataset} · {unit.label}", sentences)
-        for chunk in _chunks(missing, CHUNK):
-
-            def progress(n: int, key: str = key) -> None:
-                display.advance(key, n)
-
-            entries: dict[str, Entry]
-            if info.unit == "template":
-                slots = [TemplateSlots(*j.texts[1:]) for j in chunk]
-                scored = scorer.score_slots(  # type: ignore[attr-defined]
-                    loaded, slots, options=options, progress=progress
-                )
-                entries = {j.key: s for j, s in zip(chunk, scored, strict=True)}
-            elif info.unit == "pair":
-                pairs = [(j.texts[0], j.texts[1]) for j in chunk]
-                scored = scorer.score_pairs(loaded, pairs, options=options, progress=progress)
-                entries = {j.key: s for j, s in zip(chunk, scored, strict=True)}
-            else:
-                flat = [j.texts[0] for j in chunk]
-                singles = scorer.score_sentences(loaded, flat, options=options, progress=progress)
-                entries = {j.key: (s,) for j, s in zip(chunk, singles, strict=True)}
-            namespace.put_many(entries)
-        if missing:
-            display.finish(key)
+            _score_missing(unit, missing, shape, model=model, namespace=namespace, display=display)
     finally:
         namespace.close()
-    return UnitRecord(
-        model=unit.model,
-        dataset=unit.dataset,
-        scorer=unit.label,
-        options=unit.options,
-        sentences=sum(_work(j, info.unit) for j in jobs),
+    return UnitOutcome(
+        unit=unit,
+        sentences=sum(shape.work(j.texts) for j in jobs),
         computed=len(missing),
         cached=stats.hits,
         corrupt=stats.corrupt,
@@ -172,18 +127,39 @@ def score_unit(
     )
 
 
-def unit_rows(
+def _score_missing(
     unit: ScoreUnit,
+    missing: list[Job],
+    shape: ScorerInput,
     *,
-    dataset: LoadedDataset,
-    cache: ScoreCache,
-    fingerprint: str,
-    precision: str,
-) -> list[dict[str, Any]]:
-    """The unit's rows of the score table, read from the cache (which must be complete)."""
-    namespace = open_namespace(unit, cache, fingerprint=fingerprint, precision=precision)
+    model: ModelHandle,
+    namespace: ScoreNamespace,
+    display: Display,
+) -> None:
+    scorer = SCORERS.load(unit.scorer.name)
+    options = SCORERS.entry(unit.scorer.name).options_model.model_validate(unit.scorer.options)
+    loaded = model.get()
+    key = f"{unit.model}/{unit.dataset}/{unit.scorer.label}"
+    sentences = sum(shape.work(j.texts) for j in missing)
+    display.start(key, f"{unit.model} · {unit.dataset} · {unit.scorer.label}", sentences)
+
+    def progress(n: int) -> None:
+        display.advance(key, n)
+
+    for chunk in _chunks(missing, CHUNK):
+        batch = [j.texts for j in chunk]
+        scored = shape.score(scorer, loaded, batch, options=options, progress=progress)
+        namespace.put_many({j.key: s for j, s in zip(chunk, scored, strict=True)})
+    display.finish(key)
+
+
+def read_entries(
+    unit: ScoreUnit, *, dataset: LoadedDataset, cache: ScoreCache, model: ModelIdentity
+) -> dict[str, Entry]:
+    """Every cache entry of the unit (the cache must be complete)."""
+    namespace = open_namespace(unit.scorer, cache, model)
     try:
-        jobs = unit_jobs(unit, dataset)
+        jobs = unit_jobs(unit.scorer, dataset)
         found, _ = namespace.get_many(j.key for j in jobs)
     finally:
         namespace.close()
@@ -191,60 +167,9 @@ def unit_rows(
     if missing:
         raise RuntimeError(
             f"score cache lacks {len(missing)} entries of {unit.model}/{unit.dataset}/"
-            f"{unit.label} after scoring; rerun to recompute them"
+            f"{unit.scorer.label} after scoring; rerun to recompute them"
         )
-    base = {"model": unit.model, "dataset": unit.dataset, "scorer": unit.label}
-    rows: list[dict[str, Any]] = []
-    kind = scorer_info(unit.scorer).unit
-    for item in dataset.items:
-        if isinstance(item, PairItem):
-            sides: list[tuple[str, Any]]
-            if kind in ("pair", "template"):
-                texts = (
-                    _slots_texts(item)
-                    if kind == "template"
-                    else (item.stereotype, item.anti_stereotype)
-                )
-                entry = found[text_key(texts)]
-                sides = [("st", entry[0]), ("at", entry[1])]
-            else:
-                sides = [
-                    ("st", found[text_key((item.stereotype,))][0]),
-                    ("at", found[text_key((item.anti_stereotype,))][0]),
-                ]
-                if item.unrelated is not None:
-                    sides.append(("unrelated", found[text_key((item.unrelated,))][0]))
-            for side, score in sides:
-                rows.append(
-                    {
-                        **base,
-                        "item_id": item.item_id,
-                        "bias_type": item.bias_type,
-                        "side": side,
-                        "score": score.score,
-                        "n_tokens": score.n_tokens,
-                        "label": None,
-                        "toxicity": None,
-                        "group": None,
-                    }
-                )
-        else:
-            assert isinstance(item, LabelledItem)
-            score = found[text_key((item.text,))][0]
-            rows.append(
-                {
-                    **base,
-                    "item_id": item.item_id,
-                    "bias_type": None,
-                    "side": "sentence",
-                    "score": score.score,
-                    "n_tokens": score.n_tokens,
-                    "label": item.label,
-                    "toxicity": item.toxicity,
-                    "group": GROUP_SEPARATOR.join(item.groups),
-                }
-            )
-    return rows
+    return found
 
 
 def cached_entries(
@@ -256,9 +181,9 @@ def cached_entries(
     precision: str,
 ) -> tuple[int, int]:
     """(entries the unit needs, entries already in the cache) — what a run would do."""
-    namespace = open_namespace(unit, cache, fingerprint=fingerprint, precision=precision)
+    namespace = open_namespace(unit.scorer, cache, ModelIdentity(fingerprint, precision))
     try:
-        jobs = unit_jobs(unit, dataset)
+        jobs = unit_jobs(unit.scorer, dataset)
         found, _ = namespace.get_many(j.key for j in jobs)
     finally:
         namespace.close()

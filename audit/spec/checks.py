@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from audit.measures.catalog import MEASURES, measure_options_model, measure_shape
+from audit.measures.catalog import MEASURES
 from audit.registry import did_you_mean
-from audit.scoring.catalog import SCORERS, scorer_info, scorer_options_model
+from audit.scoring.catalog import SCORERS
 from audit.spec.dataset_checks import check_datasets, dataset_shape_of
 from audit.spec.models import (
     DatasetSpec,
@@ -28,7 +28,7 @@ from audit.spec.models import (
 from audit.spec.options_check import check_options
 from audit.spec.problems import Finding, Loc, one_of, show
 from audit.spec.sections import Items, SpecSections
-from audit.variants.catalog import VARIANTS
+from audit.variants.catalog import VARIANT_METHODS
 
 _MODEL_TYPES = ("masked", "causal")
 T = TypeVar("T")
@@ -84,14 +84,14 @@ def check_scorers(scorers: ScorerSelection) -> list[Finding]:
     """Known names, fitting model type, valid options, no repeats within a list."""
     findings: list[Finding] = []
     for model_type in _MODEL_TYPES:
-        fitting = [n for n in SCORERS.names() if model_type in scorer_info(n).model_types]
+        fitting = [n for n in SCORERS.names() if model_type in SCORERS.entry(n).info.model_types]
         seen: set[str] = set()
         for i, ref in enumerate(getattr(scorers, model_type)):
             loc: Loc = ("scorers", model_type, i)
             if ref.name not in SCORERS:
                 findings.append(_unknown("scorer", ref.name, loc, SCORERS.names(), fitting))
                 continue
-            types = scorer_info(ref.name).model_types
+            types = SCORERS.entry(ref.name).info.model_types
             if model_type not in types:
                 kinds = " and ".join(sorted(types))
                 findings.append(
@@ -108,7 +108,7 @@ def check_scorers(scorers: ScorerSelection) -> list[Finding]:
             seen.add(ref.label)
             findings += check_options(
                 ref.options,
-                scorer_options_model(ref.name),
+                SCORERS.entry(ref.name).options,
                 loc=loc,
                 what=f"scorer '{ref.name}'",
             )
@@ -128,7 +128,7 @@ def check_measures(measures: Items[PluginRef]) -> list[Finding]:
             findings.append(Finding((*loc, "name"), f"measure '{ref.label}' is listed twice"))
         seen.add(ref.label)
         findings += check_options(
-            ref.options, measure_options_model(ref.name), loc=loc, what=f"measure '{ref.name}'"
+            ref.options, MEASURES.entry(ref.name).options, loc=loc, what=f"measure '{ref.name}'"
         )
     return findings
 
@@ -138,8 +138,8 @@ def check_variants(variants: Items[VariantRef], models: Items[ModelSpec] | None)
     findings: list[Finding] = []
     for i, ref in variants.valid():
         loc: Loc = ("variants", i)
-        if ref.name not in VARIANTS:
-            findings.append(_unknown("variant", ref.name, loc, VARIANTS.names()))
+        if ref.name not in VARIANT_METHODS:
+            findings.append(_unknown("variant", ref.name, loc, VARIANT_METHODS.names()))
         if ref.base is not None and models is not None and models.complete:
             ids = [m.id for _, m in models.valid()]
             if ref.base not in ids:
@@ -182,7 +182,7 @@ def check_gates(gates: Items[GateSpec], sections: SpecSections) -> list[Finding]
 
 
 def _gate_shape(gate: GateSpec, dataset: DatasetSpec, loc: Loc) -> list[Finding]:
-    measure_fits = measure_shape(gate.measure)
+    measure_fits = MEASURES.entry(gate.measure).shape
     data_holds = dataset_shape_of(dataset)
     if data_holds is None or data_holds == measure_fits:
         return []
@@ -204,12 +204,12 @@ def warn_unused_measures(measures: Items[PluginRef], datasets: Items[DatasetSpec
         return []  # a broken or unknown dataset is already an error; do not guess
     findings = []
     for i, ref in measures.valid():
-        if ref.name in MEASURES and measure_shape(ref.name) not in shapes:
+        if ref.name in MEASURES and (fits := MEASURES.entry(ref.name).shape) not in shapes:
             held = " and ".join(sorted(str(s) for s in shapes))
             findings.append(
                 Finding(
                     ("measures", i),
-                    f"measure '{ref.name}' applies to {measure_shape(ref.name)} datasets, but "
+                    f"measure '{ref.name}' applies to {fits} datasets, but "
                     f"the spec's datasets hold {held}: it will compute nothing",
                     severity="warning",
                 )

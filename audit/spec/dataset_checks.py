@@ -5,32 +5,37 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import PurePath
 
+from audit.data.catalog import (
+    DATASETS,
+    dataset_options_model,
+    dataset_shape,
+    known_bias_types,
+    known_groups,
+)
+from audit.data.items import DatasetShape
+from audit.data.user_files import FORMATS, REQUIRED_ROLES
 from audit.registry import did_you_mean
 from audit.spec.models import DatasetSpec
 from audit.spec.options_check import check_options
 from audit.spec.problems import Finding, Loc, one_of, show
 from audit.spec.sections import Items
 
-_NEEDED_COLUMNS: dict[str, tuple[str, ...]] = {
-    "pairs": ("stereotype", "anti_stereotype"),
-    "labelled": ("text", "label"),
-}
-_FORMATS = {".csv": "csv", ".jsonl": "jsonl", ".tsv": "tsv"}
 
+def dataset_shape_of(dataset: DatasetSpec) -> DatasetShape | None:
+    """The shape validation checks measures and gates against; None when not known.
 
-def dataset_shape_of(dataset: DatasetSpec) -> str | None:
-    """'pairs' or 'labelled' for a built-in or a user file with `kind`; None if unknown."""
-    from audit.data import catalog
-
-    if dataset.name in catalog.DATASETS:
-        return str(catalog.dataset_shape(dataset.name))
-    return dataset.kind
+    A built-in's own shape (a `kind` that contradicts it is reported by
+    `check_datasets`), else a user file's `kind` (see `audit.data.catalog.dataset_shape`).
+    """
+    if dataset.name in DATASETS:
+        return dataset_shape(dataset.name)
+    if dataset.kind is None:
+        return None
+    return dataset_shape(dataset.name, dataset.kind)
 
 
 def check_datasets(datasets: Items[DatasetSpec]) -> list[Finding]:
     """Unknown names, bad filters and options, incomplete user files, duplicate names."""
-    from audit.data import catalog
-
     findings: list[Finding] = []
     first_index: dict[str, int] = {}
     for i, dataset in datasets.valid():
@@ -46,19 +51,17 @@ def check_datasets(datasets: Items[DatasetSpec]) -> list[Finding]:
             )
         else:
             first_index[dataset.name] = i
-        if dataset.name in catalog.DATASETS:
+        if dataset.name in DATASETS:
             findings += _check_builtin(dataset, loc)
         else:
-            findings += _check_user_file(dataset, loc, catalog.DATASETS.names())
+            findings += _check_user_file(dataset, loc, DATASETS.names())
     return findings
 
 
 def _check_builtin(dataset: DatasetSpec, loc: Loc) -> list[Finding]:
-    from audit.data import catalog
-
     name = dataset.name
     findings: list[Finding] = []
-    shape = str(catalog.dataset_shape(name))
+    shape = dataset_shape(name)
     if dataset.kind is not None and dataset.kind != shape:
         findings.append(
             Finding(
@@ -71,19 +74,19 @@ def _check_builtin(dataset: DatasetSpec, loc: Loc) -> list[Finding]:
     if dataset.bias_types is not None:
         findings += _check_filter(
             dataset.bias_types,
-            catalog.known_bias_types(name),
+            known_bias_types(name),
             (*loc, "bias_types"),
             name,
             "bias type",
         )
     if dataset.groups is not None:
         findings += _check_filter(
-            dataset.groups, catalog.known_groups(name), (*loc, "groups"), name, "target group"
+            dataset.groups, known_groups(name), (*loc, "groups"), name, "target group"
         )
     if dataset.options:
         findings += check_options(
             dataset.options,
-            catalog.dataset_options_model(name),
+            dataset_options_model(name),
             loc=(*loc, "options"),
             what=f"dataset '{name}'",
         )
@@ -127,7 +130,7 @@ def _check_user_file(dataset: DatasetSpec, loc: Loc, builtins: list[str]) -> lis
     own = f"dataset '{name}' is not built in, so as a file of your own it needs"
     if dataset.path is None:
         findings.append(Finding((*loc, "path"), f"{own} `path`", expected="the file to read"))
-    elif dataset.format is None and PurePath(dataset.path).suffix.lower() not in _FORMATS:
+    elif dataset.format is None and PurePath(dataset.path).suffix.lower() not in FORMATS:
         findings.append(
             Finding(
                 (*loc, "path"),
@@ -139,7 +142,7 @@ def _check_user_file(dataset: DatasetSpec, loc: Loc, builtins: list[str]) -> lis
     if dataset.kind is None:
         findings.append(Finding((*loc, "kind"), f"{own} `kind`", expected="pairs or labelled"))
     if dataset.columns is None:
-        needed = _NEEDED_COLUMNS.get(dataset.kind or "", ())
+        needed = REQUIRED_ROLES.get(dataset.kind or "", ())
         expected = (
             "a mapping of " + " and ".join(needed) + " to column names of your file"
             if needed
@@ -147,7 +150,7 @@ def _check_user_file(dataset: DatasetSpec, loc: Loc, builtins: list[str]) -> lis
         )
         findings.append(Finding((*loc, "columns"), f"{own} `columns`", expected=expected))
     elif dataset.kind is not None:
-        for column in _NEEDED_COLUMNS[dataset.kind]:
+        for column in REQUIRED_ROLES[dataset.kind]:
             if getattr(dataset.columns, column) is None:
                 findings.append(
                     Finding(

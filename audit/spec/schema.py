@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from audit.measures.catalog import MEASURES, measure_options_model
+from audit.measures.catalog import MEASURES
 from audit.registry import Registry
-from audit.scoring.catalog import SCORERS, scorer_info, scorer_options_model
+from audit.scoring.catalog import SCORERS
 from audit.spec.models import AuditSpec
-from audit.variants.catalog import VARIANTS
+from audit.variants.catalog import VARIANT_METHODS
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -31,22 +31,24 @@ def spec_json_schema() -> dict[str, Any]:
     defs: dict[str, Any] = schema["$defs"]
     props: dict[str, Any] = schema["properties"]
 
-    measures = {n: measure_options_model(n) for n in MEASURES.names()}
+    measures = {n: MEASURES.entry(n).options for n in MEASURES.names()}
     props["measures"]["items"] = _plugin_item("measure", MEASURES, measures, defs, "PluginRef")
 
     selection = defs["ScorerSelection"]["properties"]
     for model_type in ("masked", "causal"):
         fitting = {
-            n: scorer_options_model(n)
+            n: SCORERS.entry(n).options
             for n in SCORERS.names()
-            if model_type in scorer_info(n).model_types
+            if model_type in SCORERS.entry(n).info.model_types
         }
         selection[model_type]["items"] = _plugin_item(
             f"{model_type} scorer", SCORERS, fitting, defs, "PluginRef"
         )
 
-    variants: dict[str, type[BaseModel] | None] = dict.fromkeys(VARIANTS.names())
-    props["variants"]["items"] = _plugin_item("variant", VARIANTS, variants, defs, "VariantRef")
+    variants: dict[str, type[BaseModel] | None] = dict.fromkeys(VARIANT_METHODS.names())
+    props["variants"]["items"] = _plugin_item(
+        "variant", VARIANT_METHODS, variants, defs, "VariantRef"
+    )
 
     builtins = data_catalog.DATASETS.names()
     props["datasets"]["items"] = {
@@ -69,7 +71,7 @@ def spec_json_schema() -> dict[str, Any]:
 
 def _plugin_item(
     kind: str,
-    registry: Registry[Any],
+    registry: Registry[Any, Any],
     options: Mapping[str, type[BaseModel] | None],
     defs: dict[str, Any],
     ref_def: str,

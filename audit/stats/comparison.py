@@ -7,16 +7,17 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel
 
-from audit.measures.base import MeasureOptions, ResamplableMeasure
+from audit.ids import PluginId
 from audit.scoring.base import ScorerInfo
 from audit.stats.draws import Draws, bootstrap_draws, identity_draws
 from audit.stats.inputs import (
+    Resamplable,
     StatisticsInputError,
-    frame_label,
     prepare_aligned,
-    resolve_measure,
-    resolve_options,
+    record_keys,
+    require_resamplable,
 )
 from audit.stats.intervals import percentile_interval
 from audit.stats.records import ComparisonRecord
@@ -24,18 +25,23 @@ from audit.stats.significance import mcnemar_exact
 
 
 def group_replicates(
-    measure: ResamplableMeasure, data: Any, draws: Draws, group: str, options: MeasureOptions
+    implementation: Resamplable, data: Any, draws: Draws, group: str, options: BaseModel
 ) -> np.ndarray:
     """The measure on every row of `draws` for `group` ('all', a bias type, a target group)."""
     if group == "all":
-        return measure.values(data, draws, options)
+        return implementation.values(data, draws, options)
     if hasattr(data, "bias_types") and group in data.bias_types:
         code = data.bias_types.index(group)
-        return measure.values(data, draws.columns(draws.strata == code), options)
-    if hasattr(data, "groups") and group in data.groups and hasattr(measure, "group_values"):
-        return np.asarray(measure.group_values(data, draws, data.groups.index(group)))
-    known = list(getattr(data, "bias_types", ())) + list(getattr(data, "groups", ()))
-    raise StatisticsInputError(f"unknown group '{group}' for {measure.name}; known: all, {known}")
+        return implementation.values(data, draws.columns(draws.strata == code), options)
+    group_values = getattr(implementation, "group_values", None)
+    if hasattr(data, "groups") and group in data.groups and group_values is not None:
+        return np.asarray(group_values(data, draws, data.groups.index(group)))
+    raise StatisticsInputError(f"unknown group '{group}'; known: all, {known_groups(data)}")
+
+
+def known_groups(data: Any) -> list[str]:
+    """The groups of prepared arrays besides `all`: bias types or target groups."""
+    return list(getattr(data, "bias_types", ())) + list(getattr(data, "groups", ()))
 
 
 def _bootstrap_p(distance: np.ndarray) -> float:
@@ -49,9 +55,12 @@ def compare_models(
     frame_a: pd.DataFrame,
     frame_b: pd.DataFrame,
     *,
-    measure: str | ResamplableMeasure,
-    scorer: ScorerInfo,
-    options: MeasureOptions | None = None,
+    measure: PluginId,
+    scorer: PluginId,
+    implementation: object,
+    scorer_info: ScorerInfo,
+    options: BaseModel,
+    ideal_value: float | None,
     model_a: str = "a",
     model_b: str = "b",
     group: str = "all",
@@ -61,37 +70,37 @@ def compare_models(
 ) -> ComparisonRecord:
     """Model A (candidate, e.g. the newer version) against model B on the same items.
 
-    Paired bootstrap: the same stratified resamples of items for both models. `better`
-    when the (1 - alpha) CI of |value_a - ideal| - |value_b - ideal| lies below 0, `worse`
-    when above, else `not distinguishable`. For pair sets the record also carries the
-    exact McNemar test on the per-item outcome f(S_st) > f(S_at).
+    `implementation` is the measure's object (see `Resamplable`), `options` its validated
+    options and `ideal_value` its card's ideal value. Paired bootstrap: the same
+    stratified resamples of items for both models. `better` when the (1 - alpha) CI of
+    |value_a - ideal| - |value_b - ideal| lies below 0, `worse` when above, else `not
+    distinguishable`. For pair sets the record also carries the exact McNemar test on the
+    per-item outcome f(S_st) > f(S_at).
     """
-    obj = resolve_measure(measure)
-    opts = resolve_options(obj, options)
-    ideal = obj.card.ideal_value
+    obj = require_resamplable(measure, implementation)
+    ideal = ideal_value
     if ideal is None:
         raise StatisticsInputError(
-            f"measure '{obj.name}' has no ideal value, so one model cannot be better than another"
+            f"measure '{measure.label}' has no ideal value, so one model cannot be better "
+            f"than another"
         )
     if n_bootstrap < 1:
         raise StatisticsInputError(f"a paired bootstrap needs n_bootstrap >= 1 (got {n_bootstrap})")
     frames = {model_a: frame_a, model_b: frame_b}
     if model_a == model_b:
         raise StatisticsInputError(f"both models are named '{model_a}'; give distinct names")
-    aligned = prepare_aligned(frames, measure=obj, scorer=scorer)
+    aligned = prepare_aligned(frames, implementation=obj, scorer_info=scorer_info)
     data_a, data_b = aligned[model_a], aligned[model_b]
     full = identity_draws(data_a.strata)
-    value_a = float(group_replicates(obj, data_a, full, group, opts)[0])
-    value_b = float(group_replicates(obj, data_b, full, group, opts)[0])
+    value_a = float(group_replicates(obj, data_a, full, group, options)[0])
+    value_b = float(group_replicates(obj, data_b, full, group, options)[0])
     draws = bootstrap_draws(data_a.strata, n_resamples=n_bootstrap, seed=seed)
-    reps_a = group_replicates(obj, data_a, draws, group, opts)
-    reps_b = group_replicates(obj, data_b, draws, group, opts)
+    reps_a = group_replicates(obj, data_a, draws, group, options)
+    reps_b = group_replicates(obj, data_b, draws, group, options)
     both = np.isfinite(reps_a) & np.isfinite(reps_b)
     n_items = int(group_replicates_size(data_a, group))
     record: dict[str, Any] = dict(
-        measure=obj.name,
-        dataset=frame_label(frames, "dataset"),
-        scorer=frame_label(frames, "scorer"),
+        **record_keys(frames, measure=measure, scorer=scorer),
         group=group,
         model_a=model_a,
         model_b=model_b,

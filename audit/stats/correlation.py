@@ -13,7 +13,7 @@ import numpy as np
 from scipy import stats
 
 from audit.stats.mutual_information import kraskov_mi
-from audit.stats.records import CorrelationRecord
+from audit.stats.records import CorrelationRecord, MeasureSeries
 
 #: Below this many models a correlation is reported as inconclusive.
 MIN_MODELS = 5
@@ -31,17 +31,17 @@ def correlate_pair(
     x: Mapping[str, float | None],
     y: Mapping[str, float | None],
     *,
-    name_x: str,
-    name_y: str,
+    series_x: MeasureSeries,
+    series_y: MeasureSeries,
     k: int = 3,
     seed: int,
     min_models: int = MIN_MODELS,
 ) -> CorrelationRecord:
-    """Correlate two measures over the models that have a finite value for both."""
+    """Correlate two series (model -> value) over the models with a finite value in both."""
     models = [m for m in x if m in y and _finite(x[m]) and _finite(y[m])]
     n = len(models)
     base: dict[str, Any] = dict(
-        measure_x=name_x, measure_y=name_y, models=models, n=n, conclusive=n >= min_models
+        x=series_x, y=series_y, models=models, n=n, conclusive=n >= min_models
     )
     inconclusive = (
         f"{n} model(s) with both values: fewer than {min_models}, no correlation can be concluded"
@@ -51,7 +51,7 @@ def correlate_pair(
     xs = np.array([x[m] for m in models], dtype=np.float64)
     ys = np.array([y[m] for m in models], dtype=np.float64)
     if np.ptp(xs) == 0 or np.ptp(ys) == 0:
-        constant = name_x if np.ptp(xs) == 0 else name_y
+        constant = (series_x if np.ptp(xs) == 0 else series_y).label
         note = f"'{constant}' is constant across the models: correlation undefined"
         return CorrelationRecord(**{**base, "conclusive": False}, note=note)
     with warnings.catch_warnings():
@@ -75,17 +75,17 @@ def correlate_pair(
 
 
 def correlate_measures(
-    values: Mapping[str, Mapping[str, float | None]],
+    series: Mapping[MeasureSeries, Mapping[str, float | None]],
     *,
     k: int = 3,
     seed: int,
     min_models: int = MIN_MODELS,
 ) -> list[CorrelationRecord]:
-    """Every pair of measures in `values` (measure -> model/variant -> value), in input
-    order. Models missing a value for either measure are left out of that pair."""
+    """Every pair of series in `series` (measure on a dataset -> model/variant -> value),
+    in input order. Models missing a value in either series are left out of that pair."""
     return [
         correlate_pair(
-            values[a], values[b], name_x=a, name_y=b, k=k, seed=seed, min_models=min_models
+            series[a], series[b], series_x=a, series_y=b, k=k, seed=seed, min_models=min_models
         )
-        for a, b in itertools.combinations(list(values), 2)
+        for a, b in itertools.combinations(list(series), 2)
     ]

@@ -1,45 +1,51 @@
-"""Shared input handling of the cross-model statistics: resolve a measure, prepare and
-align several models' score frames on the same items."""
+"""Shared input handling of the cross-model statistics: what they need of a measure, and
+several models' score frames prepared and aligned on the same items.
+
+The statistics import no measure: a measure's implementation, options and ideal value
+are handed in by the caller (audit.studies), so the dependency runs measures -> stats.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, cast
 
 import numpy as np
 import pandas as pd
 
 from audit.errors import AuditUserError
-from audit.measures.base import MeasureOptions, ResamplableMeasure
+from audit.ids import PluginId
 from audit.scoring.base import ScorerInfo
+from audit.stats.draws import Draws
 
 
 class StatisticsInputError(AuditUserError):
     """Inputs that a cross-model statistic cannot use (different items, no ideal value...)."""
 
 
-def resolve_measure(measure: str | ResamplableMeasure) -> ResamplableMeasure:
-    """A measure object from a registered name (or the object itself)."""
-    if isinstance(measure, str):
-        from audit.measures.catalog import MEASURES
+class Resamplable(Protocol):
+    """What robustness and comparison need of a measure's implementation.
 
-        obj = MEASURES.get(measure)
-    else:
-        obj = measure
-    if not all(hasattr(obj, a) for a in ("prepare", "values", "evaluate")):
+    `prepare` turns a score frame into arrays with `item_ids` and `strata` (bias type, or
+    label x target groups); `values` evaluates the `all` value on every row of an index
+    draw at once (NaN where undefined). A measure of labelled sets may also offer
+    `group_values(data, draws, group_index)` for per-group comparisons.
+    """
+
+    def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> Any: ...
+
+    def values(self, data: Any, draws: Draws, options: Any) -> np.ndarray: ...
+
+
+def require_resamplable(measure: PluginId, implementation: object) -> Resamplable:
+    """`implementation` as a Resamplable, or a StatisticsInputError naming `measure`."""
+    if not all(callable(getattr(implementation, a, None)) for a in ("prepare", "values")):
         raise StatisticsInputError(
-            f"measure '{getattr(obj, 'name', measure)}' works on a corpus, not on model "
-            f"scores: it has no cross-model statistics"
+            f"measure '{measure.label}' works on a corpus, not on model scores: it has no "
+            f"cross-model statistics"
         )
-    return obj  # type: ignore[return-value]
-
-
-def resolve_options(measure: ResamplableMeasure, options: MeasureOptions | None) -> MeasureOptions:
-    """`options` validated by the measure's options model (defaults when None)."""
-    if options is None:
-        return measure.options_model()
-    return measure.options_model.model_validate(options.model_dump())
+    return cast(Resamplable, implementation)
 
 
 def _reorder(data: Any, order: np.ndarray) -> Any:
@@ -53,7 +59,7 @@ def _reorder(data: Any, order: np.ndarray) -> Any:
 
 
 def prepare_aligned(
-    frames: Mapping[str, pd.DataFrame], *, measure: ResamplableMeasure, scorer: ScorerInfo
+    frames: Mapping[str, pd.DataFrame], *, implementation: Resamplable, scorer_info: ScorerInfo
 ) -> dict[str, Any]:
     """Each model's prepared arrays, reordered to the first model's item order.
 
@@ -61,7 +67,9 @@ def prepare_aligned(
     """
     if not frames:
         raise StatisticsInputError("no model score frames given")
-    prepared = {name: measure.prepare(frame, scorer=scorer) for name, frame in frames.items()}
+    prepared = {
+        name: implementation.prepare(frame, scorer=scorer_info) for name, frame in frames.items()
+    }
     first_name, first = next(iter(prepared.items()))
     reference = first.item_ids
     aligned: dict[str, Any] = {}
@@ -85,10 +93,13 @@ def prepare_aligned(
     return aligned
 
 
-def frame_label(frames: Mapping[str, pd.DataFrame], column: str) -> str:
-    """The single value of `column` across the frames ('' when absent)."""
-    values: set[str] = set()
+def record_keys(
+    frames: Mapping[str, pd.DataFrame], *, measure: PluginId, scorer: PluginId
+) -> dict[str, Any]:
+    """What a study record is about: its measure, its dataset (the frames' single
+    `dataset` value, '' when absent) and its scorer."""
+    datasets: set[str] = set()
     for frame in frames.values():
-        if column in frame.columns:
-            values.update(map(str, frame[column].dropna().unique()))
-    return ";".join(sorted(values))
+        if "dataset" in frame.columns:
+            datasets.update(map(str, frame["dataset"].dropna().unique()))
+    return {"measure": measure, "dataset": ";".join(sorted(datasets)), "scorer": scorer}

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from audit.ids import PluginId
+
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -33,9 +35,9 @@ class ModelDrawSummary(_Record):
 class RobustnessRecord(_Record):
     """The subsampling study (Liu 2024) of one measure at one rate."""
 
-    measure: str
+    measure: PluginId
     dataset: str
-    scorer: str
+    scorer: PluginId
     group: str = "all"
     rate: float
     repeats: int
@@ -54,11 +56,38 @@ class RobustnessRecord(_Record):
     note: str = ""
 
 
+class MeasureSeries(_Record):
+    """One measure on one dataset, group `all`, across models: a correlation's axis.
+
+    Hashable (a key of `correlate_measures`' input); like a PluginId it is identified by
+    measure and dataset, never by its label.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    measure: PluginId
+    dataset: str
+    label: str = Field(description="For people: 'measure label on dataset'. Never parsed.")
+
+    @property
+    def key(self) -> tuple[tuple[str, str], str]:
+        """What identifies the series: the measure's key and the dataset."""
+        return (self.measure.key, self.dataset)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MeasureSeries):
+            return NotImplemented
+        return self.key == other.key
+
+
 class CorrelationRecord(_Record):
     """Correlation of two measures across models (and variants)."""
 
-    measure_x: str
-    measure_y: str
+    x: MeasureSeries
+    y: MeasureSeries
     models: list[str] = Field(description="Models with a value for both measures.")
     n: int
     pearson_r: float | None = None
@@ -78,9 +107,9 @@ class CorrelationRecord(_Record):
 class ComparisonRecord(_Record):
     """Model A (candidate, e.g. newer) against model B (baseline) on the same items."""
 
-    measure: str
+    measure: PluginId
     dataset: str
-    scorer: str
+    scorer: PluginId
     group: str = "all"
     model_a: str
     model_b: str

@@ -8,11 +8,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel
 
-from audit.measures.base import MeasureOptions, ResamplableMeasure
+from audit.ids import PluginId
 from audit.scoring.base import ScorerInfo
 from audit.stats.draws import identity_draws, subsample_draws
-from audit.stats.inputs import frame_label, prepare_aligned, resolve_measure, resolve_options
+from audit.stats.inputs import prepare_aligned, record_keys, require_resamplable
 from audit.stats.records import ModelDrawSummary, RobustnessRecord
 
 
@@ -45,9 +46,12 @@ def _sides_kept(full: np.ndarray, draws: np.ndarray, ideal: float | None) -> np.
 def robustness_study(
     frames: Mapping[str, pd.DataFrame],
     *,
-    measure: str | ResamplableMeasure,
-    scorer: ScorerInfo,
-    options: MeasureOptions | None = None,
+    measure: PluginId,
+    scorer: PluginId,
+    implementation: object,
+    scorer_info: ScorerInfo,
+    options: BaseModel,
+    ideal_value: float | None,
     rates: Sequence[float],
     repeats: int,
     agreement: float,
@@ -55,62 +59,54 @@ def robustness_study(
 ) -> list[RobustnessRecord]:
     """One RobustnessRecord per rate for `measure` (group `all`) over several models.
 
-    `frames` maps model name -> that model's score frame for one dataset x scorer (the
-    same items). For each rate, `repeats` subsets stratified by bias type (labelled sets:
-    label x target groups) are drawn from `seed` and shared by all models. A draw agrees
-    when every pair of models keeps its full-data order and every model stays on its
-    full-data side of the card's ideal value; the verdict is robust when the share of
-    agreeing draws is at least `agreement`.
+    `frames` maps model name -> that model's score frame for one dataset x `scorer` (the
+    same items). `implementation` is the measure's object (see `Resamplable`), `options`
+    its validated options and `ideal_value` its card's ideal value (None: no side check).
+    For each rate, `repeats` subsets stratified by bias type (labelled sets: label x
+    target groups) are drawn from `seed` and shared by all models. A draw agrees when
+    every pair of models keeps its full-data order and every model stays on its full-data
+    side of the ideal value; the verdict is robust when the share of agreeing draws is at
+    least `agreement`.
     """
-    obj = resolve_measure(measure)
-    opts = resolve_options(obj, options)
-    data = prepare_aligned(frames, measure=obj, scorer=scorer)
+    obj = require_resamplable(measure, implementation)
+    data = prepare_aligned(frames, implementation=obj, scorer_info=scorer_info)
     names = list(data)
     strata = next(iter(data.values())).strata
-    ideal = obj.card.ideal_value
     full = np.array(
-        [obj.values(d, identity_draws(strata), opts)[0] for d in data.values()], dtype=np.float64
+        [obj.values(d, identity_draws(strata), options)[0] for d in data.values()],
+        dtype=np.float64,
     )
     ordering = [
         names[i] for i in np.argsort(-np.where(np.isfinite(full), full, -np.inf), kind="stable")
     ]
+    study: dict[str, Any] = dict(
+        **record_keys(frames, measure=measure, scorer=scorer),
+        repeats=repeats,
+        seed=seed,
+        full_ordering=ordering,
+        ideal_value=ideal_value,
+        required_share=agreement,
+    )
     records = []
     for rate in rates:
         draws = subsample_draws(strata, rate=rate, repeats=repeats, seed=seed)
-        table = np.array([obj.values(d, draws, opts) for d in data.values()], dtype=np.float64)
-        records.append(
-            _record(
-                obj.name,
-                frames,
-                names,
-                full,
-                ordering,
-                table,
-                ideal,
-                rate,
-                repeats,
-                int(draws.idx.shape[1]),
-                agreement,
-                seed,
-            )
-        )
+        table = np.array([obj.values(d, draws, options) for d in data.values()], dtype=np.float64)
+        common = {**study, "rate": float(rate), "n_items": int(draws.idx.shape[1])}
+        records.append(_record(common, names, full, table, ideal=ideal_value, agreement=agreement))
     return records
 
 
 def _record(
-    measure: str,
-    frames: Mapping[str, pd.DataFrame],
+    common: dict[str, Any],
     names: list[str],
     full: np.ndarray,
-    ordering: list[str],
     table: np.ndarray,
+    *,
     ideal: float | None,
-    rate: float,
-    repeats: int,
-    n_items: int,
     agreement: float,
-    seed: int,
 ) -> RobustnessRecord:
+    """The record of one rate: `table` (models, repeats) holds the draws' values."""
+    repeats = table.shape[1]
     sides = _sides_kept(full, table, ideal)
     summaries = []
     for i, name in enumerate(names):
@@ -127,19 +123,7 @@ def _record(
                 side_kept_share=float(sides[i].mean()) if ideal is not None else None,
             )
         )
-    common: dict[str, Any] = dict(
-        measure=measure,
-        dataset=frame_label(frames, "dataset"),
-        scorer=frame_label(frames, "scorer"),
-        rate=float(rate),
-        repeats=repeats,
-        n_items=n_items,
-        seed=seed,
-        models=summaries,
-        full_ordering=ordering,
-        ideal_value=ideal,
-        required_share=agreement,
-    )
+    common = {**common, "models": summaries}
     if not np.all(np.isfinite(full)):
         missing = [n for n, v in zip(names, full, strict=True) if not np.isfinite(v)]
         return RobustnessRecord(

@@ -1,14 +1,23 @@
-"""The variant registry (debiasing and control variants of a base model).
+"""The registry of variant methods: ways of deriving a debiased or controlled version of a
+base model (CDA, dropout, AT, bias-controlled fine-tuning; METHODS.md section 5).
 
-No variant is registered yet: the spec field `variants` and this registry exist so that
-specs and plans already have their place; naming a variant today is a validation error
-that lists what is known (nothing).
+No method is registered yet. A method is one `VariantMethodEntry` registered here: its
+card, its options model, the model types it can train, and the lazy path of its trainer.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from audit.registry import Registry
+from audit.registry import PluginEntry, Registry
 
-VARIANTS: Registry[Any] = Registry("variant")
+
+@dataclass(frozen=True)
+class VariantMethodEntry(PluginEntry):
+    """A variant method: what it trains, on which model types."""
+
+    model_types: frozenset[str] = frozenset({"masked", "causal"})
+
+
+VARIANT_METHODS: Registry[VariantMethodEntry, Any] = Registry("variant_method")

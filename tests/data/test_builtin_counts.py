@@ -9,15 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from audit.data.catalog import (
-    CROWS_PAIRS_BIAS_TYPES,
-    STEREOSET_BIAS_TYPES,
-    TOXIGEN_GROUPS,
-    known_bias_types,
-    known_groups,
-)
+from audit.data.builtin.crows_pairs import BIAS_TYPES as CROWS_PAIRS_BIAS_TYPES
+from audit.data.builtin.stereoset import BIAS_TYPES as STEREOSET_BIAS_TYPES
+from audit.data.builtin.toxigen import GROUPS as TOXIGEN_GROUPS
+from audit.data.catalog import known_bias_types, known_groups
 from audit.data.items import LoadedDataset
 from audit.data.loader import load_dataset
+from audit.spec.dataset_request import dataset_request
 from audit.spec.models import DatasetSpec
 
 PUBLISHED_CROWS_COUNTS = {
@@ -35,7 +33,7 @@ PUBLISHED_CROWS_COUNTS = {
 
 def _load(shared_data: Path, tmp_path: Path, name: str, **fields: object) -> LoadedDataset:
     spec = DatasetSpec.model_validate({"name": name, **fields})
-    return load_dataset(spec, data_dir=shared_data, cache_dir=tmp_path / "cache")
+    return load_dataset(dataset_request(spec), data_dir=shared_data, cache_dir=tmp_path / "cache")
 
 
 def test_crows_pairs_counts_and_semantics(shared_data: Path, tmp_path: Path) -> None:

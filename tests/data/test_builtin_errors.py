@@ -10,6 +10,7 @@ import pytest
 from audit.data.items import LoadedDataset
 from audit.data.loader import load_dataset
 from audit.errors import DataError
+from audit.spec.dataset_request import dataset_request
 from audit.spec.models import DatasetSpec
 
 CROWS_HEADER = (
@@ -19,7 +20,7 @@ CROWS_HEADER = (
 
 def _load(tmp_path: Path, data_dir: Path | None = None, **fields: Any) -> LoadedDataset:
     spec = DatasetSpec.model_validate(fields)
-    return load_dataset(spec, data_dir=data_dir, cache_dir=tmp_path / "cache")
+    return load_dataset(dataset_request(spec), data_dir=data_dir, cache_dir=tmp_path / "cache")
 
 
 def test_unknown_bias_type_lists_the_known_ones(shared_data: Path, tmp_path: Path) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -9,21 +11,26 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from audit.data.builtin.stereoset import StereoSetOptions
+from audit.data.builtin.winobias import WinoBiasOptions
 from audit.data.catalog import (
     DATASETS,
-    StereoSetOptions,
-    WinoBiasOptions,
     dataset_files,
     dataset_options_model,
     dataset_shape,
     describe_dataset,
+    has_templates,
     known_bias_types,
     known_groups,
 )
-from audit.data.download import data_folder, sha256_file
+from audit.data.download import sha256_file
+from audit.data.entry import DatasetEntry
 from audit.errors import UnknownNameError
 
-BUILTINS = ["crows_pairs", "professions", "stereoset", "toxigen", "winobias", "winogender"]
+DATA_DIR = Path(__file__).resolve().parents[2] / "audit" / "data"
+BUILTIN_DIR = DATA_DIR / "builtin"
+#: Every module in audit/data/builtin/ is one built-in dataset of that name.
+BUILTINS = sorted(p.stem for p in BUILTIN_DIR.glob("*.py") if p.stem != "__init__")
 
 
 def test_builtins_registered_with_metadata() -> None:
@@ -43,7 +50,7 @@ def test_builtins_registered_with_metadata() -> None:
 @pytest.mark.parametrize("name", BUILTINS)
 def test_catalog_checksums_match_the_reference_files(shared_data: Path, name: str) -> None:
     for remote in dataset_files(name):
-        path = shared_data / data_folder(name) / remote.name
+        path = shared_data / DATASETS.entry(name).folder / remote.name
         assert path.stat().st_size == remote.size
         assert sha256_file(path) == remote.sha256
 
@@ -69,6 +76,39 @@ def test_options_models_forbid_unknown_keys() -> None:
         WinoBiasOptions.model_validate({"type": 3})
     defaults = WinoBiasOptions()
     assert (defaults.type, defaults.split) == (1, "dev")
+
+
+def test_shape_a_user_kind_wins_and_templates_are_built_in_only() -> None:
+    assert dataset_shape("toxigen") == "labelled" and dataset_shape("winogender") == "pairs"
+    assert dataset_shape("mine", "labelled") == "labelled"
+    assert dataset_shape("toxigen", "pairs") == "pairs"  # the loader then refuses the kind
+    assert has_templates("professions") and not has_templates("crows_pairs")
+    assert not has_templates("professions", "pairs") and not has_templates("mine", "pairs")
+    assert not has_templates("mine")
+
+
+def test_every_builtin_module_is_registered_once_with_its_reader() -> None:
+    assert len(BUILTINS) >= 6 and "crows_pairs" in BUILTINS and "professions" in BUILTINS
+    for name in BUILTINS:
+        module = importlib.import_module(f"audit.data.builtin.{name}")
+        entry = DATASETS.entry(name)
+        assert isinstance(entry, DatasetEntry) and entry is module.ENTRY
+        assert entry.card.kind == "dataset" and entry.card.roles == ()
+        assert entry.target.partition(":")[0] == module.__name__
+        assert callable(DATASETS.load(name))
+        assert entry.folder == ("wordlists" if name == "professions" else name)
+
+
+def test_data_package_never_imports_the_spec_package() -> None:
+    for path in DATA_DIR.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            assert not any(n == "audit.spec" or n.startswith("audit.spec.") for n in names), path
 
 
 def test_unknown_name_suggests_the_close_one() -> None:

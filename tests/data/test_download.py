@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from audit.data import download
-from audit.data.catalog import RemoteFile, remote_file
+from audit.data.catalog import remote_file
 from audit.data.download import cache_folder, fetch_remote_file
+from audit.data.entry import RemoteFile
 from audit.data.loader import load_dataset
+from audit.data.request import DatasetRequest
 from audit.errors import DataError
-from audit.spec.models import DatasetSpec
 
 CROWS = "crows_pairs_anonymized.csv"
 
@@ -49,7 +50,7 @@ def test_download_into_cache_then_reuse(
     calls: list[str] = []
     _serve(monkeypatch, data, calls)
     seen: list[tuple[int, int]] = []
-    spec = DatasetSpec.model_validate(dict(name="crows_pairs"))
+    spec = DatasetRequest(name="crows_pairs")
     ds = load_dataset(
         spec, data_dir=None, cache_dir=tmp_path, progress=lambda d, t: seen.append((d, t))
     )
@@ -69,9 +70,7 @@ def test_download_checksum_mismatch_leaves_nothing(
 ) -> None:
     _serve(monkeypatch, b"not the dataset\n", [])
     with pytest.raises(DataError, match="checksum mismatch") as err:
-        load_dataset(
-            DatasetSpec.model_validate(dict(name="crows_pairs")), data_dir=None, cache_dir=tmp_path
-        )
+        load_dataset(DatasetRequest(name="crows_pairs"), data_dir=None, cache_dir=tmp_path)
     assert remote_file("crows_pairs", CROWS).url in str(err.value)
     assert not any(cache_folder(tmp_path, "crows_pairs").iterdir())
 
@@ -84,9 +83,7 @@ def test_corrupt_cache_is_downloaded_again(
     cached.write_text("truncated")
     calls: list[str] = []
     _serve(monkeypatch, (shared_data / "crows_pairs" / CROWS).read_bytes(), calls)
-    ds = load_dataset(
-        DatasetSpec.model_validate(dict(name="crows_pairs")), data_dir=None, cache_dir=tmp_path
-    )
+    ds = load_dataset(DatasetRequest(name="crows_pairs"), data_dir=None, cache_dir=tmp_path)
     assert len(calls) == 1 and len(ds.items) == 1508
 
 
@@ -102,9 +99,7 @@ def test_network_failure_is_a_data_error(tmp_path: Path, monkeypatch: pytest.Mon
         match=r"could not download .*; without network, put the file at "
         r"<data folder>/toxigen/toxigen_annotated\.json",
     ):
-        load_dataset(
-            DatasetSpec.model_validate(dict(name="toxigen")), data_dir=None, cache_dir=tmp_path
-        )
+        load_dataset(DatasetRequest(name="toxigen"), data_dir=None, cache_dir=tmp_path)
 
 
 def test_changed_copy_in_data_dir_is_a_checksum_error(
@@ -117,7 +112,7 @@ def test_changed_copy_in_data_dir_is_a_checksum_error(
     _refuse(monkeypatch)
     with pytest.raises(DataError, match=r"crows_pairs_anonymized\.csv: checksum mismatch"):
         load_dataset(
-            DatasetSpec.model_validate(dict(name="crows_pairs")),
+            DatasetRequest(name="crows_pairs"),
             data_dir=tmp_path / "data",
             cache_dir=tmp_path,
         )
@@ -156,7 +151,7 @@ def test_explicit_path_is_used_and_its_checksum_recorded(
     _refuse(monkeypatch)
     copy = tmp_path / "crows.csv"
     shutil.copy(shared_data / "crows_pairs" / CROWS, copy)
-    spec = DatasetSpec.model_validate(dict(name="crows_pairs", path=str(copy)))
+    spec = DatasetRequest(name="crows_pairs", path=copy)
     ds = load_dataset(spec, data_dir=None, cache_dir=tmp_path)
     assert ds.verified and ds.source == str(copy)
     with copy.open("a", encoding="utf-8") as handle:
@@ -168,15 +163,11 @@ def test_explicit_path_is_used_and_its_checksum_recorded(
 
 def test_multi_file_builtin_needs_a_folder_as_path(shared_data: Path, tmp_path: Path) -> None:
     folder = shared_data / "winobias"
-    spec = DatasetSpec.model_validate(
-        dict(name="winobias", path=str(folder / "pro_stereotyped_type1.txt.dev"))
-    )
+    spec = DatasetRequest(name="winobias", path=folder / "pro_stereotyped_type1.txt.dev")
     with pytest.raises(DataError, match="give `path:` as the folder"):
         load_dataset(spec, data_dir=None, cache_dir=tmp_path)
     ds = load_dataset(
-        DatasetSpec.model_validate(
-            dict(name="winobias", path=str(folder), options={"split": "test"})
-        ),
+        DatasetRequest(name="winobias", path=folder, options={"split": "test"}),
         data_dir=None,
         cache_dir=tmp_path,
     )

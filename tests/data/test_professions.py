@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from audit.data.builtin.professions import DEFINITIONAL, NO_DIRECTION, article
 from audit.data.loader import load_dataset
-from audit.data.professions import DEFINITIONAL, NO_DIRECTION, article
+from audit.data.request import DatasetRequest
 from audit.errors import DataError
-from audit.spec.models import DatasetSpec
 
 
 def test_real_list_counts(shared_data: Path, tmp_path: Path) -> None:
-    ds = load_dataset(DatasetSpec(name="professions"), data_dir=shared_data, cache_dir=tmp_path)
+    ds = load_dataset(DatasetRequest(name="professions"), data_dir=shared_data, cache_dir=tmp_path)
     rows = json.loads((shared_data / "wordlists" / "professions.json").read_text())
     assert ds.rows_read == len(rows) == 320
     definitional = sum(1 for _, d, _ in rows if abs(d) >= 0.5)
@@ -29,7 +29,7 @@ def test_real_list_counts(shared_data: Path, tmp_path: Path) -> None:
 
 
 def test_multi_word_professions_and_articles(shared_data: Path, tmp_path: Path) -> None:
-    ds = load_dataset(DatasetSpec(name="professions"), data_dir=shared_data, cache_dir=tmp_path)
+    ds = load_dataset(DatasetRequest(name="professions"), data_dir=shared_data, cache_dir=tmp_path)
     items = {i.item_id: i for i in ds.pair_items()}
     assert items["accountant"].stereotype == "he is an accountant."
     assert items["adjunct_professor"].probe is not None
@@ -42,5 +42,5 @@ def test_malformed_entry_names_the_file_and_entry(tmp_path: Path) -> None:
     path.write_text('[["nurse", 0.0, -0.5], ["oops", "x"]]')
     with pytest.raises(DataError, match=r"professions\.json: entry 1"):
         load_dataset(
-            DatasetSpec(name="professions", path=str(path)), data_dir=None, cache_dir=tmp_path
+            DatasetRequest(name="professions", path=path), data_dir=None, cache_dir=tmp_path
         )

@@ -10,13 +10,15 @@ import pytest
 
 from audit.data.items import LoadedDataset
 from audit.data.loader import load_dataset
+from audit.data.request import DatasetRequest
 from audit.errors import DataError, UnknownNameError
+from audit.spec.dataset_request import dataset_request
 from audit.spec.models import DatasetSpec
 
 
 def _load(tmp_path: Path, **fields: Any) -> LoadedDataset:
     spec = DatasetSpec.model_validate({"name": "mine", **fields})
-    return load_dataset(spec, data_dir=None, cache_dir=tmp_path / "cache")
+    return load_dataset(dataset_request(spec), data_dir=None, cache_dir=tmp_path / "cache")
 
 
 def _write(path: Path, text: str) -> Path:
@@ -164,15 +166,13 @@ def test_missing_file_and_unknown_name(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="file not found"):
         _load(tmp_path, path=str(tmp_path / "nope.csv"), kind="pairs")
     with pytest.raises(UnknownNameError, match="did you mean 'toxigen'"):
-        load_dataset(
-            DatasetSpec.model_validate(dict(name="toxigem")), data_dir=None, cache_dir=tmp_path
-        )
+        load_dataset(DatasetRequest(name="toxigem"), data_dir=None, cache_dir=tmp_path)
 
 
 def test_relative_path_is_taken_from_spec_dir(tmp_path: Path) -> None:
     _write(tmp_path / "p.csv", "stereotype,anti_stereotype\na,b\n")
     spec = DatasetSpec.model_validate(dict(name="mine", path="p.csv", kind="pairs"))
-    ds = load_dataset(spec, data_dir=None, cache_dir=tmp_path, spec_dir=tmp_path)
+    ds = load_dataset(dataset_request(spec, tmp_path), data_dir=None, cache_dir=tmp_path)
     assert ds.source == str(tmp_path / "p.csv")
 
 

@@ -40,12 +40,14 @@ def pair_frame(
                     "model": model,
                     "dataset": "toy",
                     "scorer": scorer,
+                    "scorer_options": "{}",
+                    "scorer_label": scorer,
                     "item_id": str(i),
                     "bias_type": types[i],
                     "side": side,
                     "score": float(score),
                     "n_tokens": 5,
-                    "label": None,
+                    "harm_label": None,
                     "toxicity": None,
                     "group": None,
                 }
@@ -63,7 +65,7 @@ def labelled_frame(
     model: str = "m",
     scorer: str = "ppl",
 ) -> pd.DataFrame:
-    """One `sentence` row per item with label, toxicity and ';'-joined groups."""
+    """One `sentence` row per item with harm label, toxicity and ';'-joined groups."""
     n = len(scores)
     tox = list(toxicity) if toxicity is not None else [1.0] * n
     tokens = list(n_tokens) if n_tokens is not None else [4] * n
@@ -72,12 +74,14 @@ def labelled_frame(
             "model": model,
             "dataset": "toy",
             "scorer": scorer,
+            "scorer_options": "{}",
+            "scorer_label": scorer,
             "item_id": str(i),
             "bias_type": None,
             "side": "sentence",
             "score": float(scores[i]),
             "n_tokens": tokens[i],
-            "label": labels[i],
+            "harm_label": labels[i],
             "toxicity": tox[i],
             "group": groups[i],
         }

@@ -1,6 +1,7 @@
 # mypy: disable-error-code="operator"
-"""Every registered measure: a complete card, strict options, a generated doc page that
-matches the card, and a catalog that imports no numerical library."""
+"""The measure registry: one entry per measure in headline-preference order, with its
+roles, a complete card, strict options, generated doc pages that are up to date, and a
+catalog that imports no numerical library."""
 
 from __future__ import annotations
 
@@ -11,55 +12,101 @@ from pathlib import Path
 import pydantic
 import pytest
 
-from audit.measures.card_docs import card_markdown, options_markdown
-from audit.measures.catalog import MEASURES, measure_card, measure_options_model, measure_shape
+from audit.measures.base import CorpusMeasure, Measure, PreparedMeasure
+from audit.measures.card_docs import REGENERATE, generated_pages, main, stale_pages, write_pages
+from audit.measures.catalog import MEASURES, load_corpus_measure, load_measure
 
 REPO = Path(__file__).resolve().parents[2]
-EXPECTED = {
-    "bias_score",
-    "kls",
-    "jss",
-    "score_gap",
-    "normality",
-    "safety_score",
-    "lms",
-    "ss",
-    "icat",
-    "ilps",
+
+#: Registration order (the headline preference) and the roles each measure declares.
+EXPECTED_ROLES = {
+    "bias_score": ("headline", "group_chart", "intrinsic", "resamplable"),
+    "safety_score": ("headline", "group_chart", "intrinsic", "resamplable"),
+    "ss": ("headline", "intrinsic", "resamplable"),
+    "jss": ("headline", "intrinsic", "resamplable"),
+    "kls": ("headline", "intrinsic", "resamplable"),
+    "score_gap": ("diagnostic", "intrinsic", "resamplable"),
+    "normality": ("diagnostic", "resamplable"),
+    "lms": ("intrinsic", "resamplable"),
+    "icat": ("intrinsic", "resamplable"),
+    "ilps": ("corpus",),
 }
+NAMES = list(EXPECTED_ROLES)
 
 
-def test_registered_names() -> None:
-    assert set(MEASURES.names()) == EXPECTED
+def test_registration_order_and_roles() -> None:
+    assert [e.name for e in MEASURES.entries()] == NAMES
+    assert {e.name: e.roles for e in MEASURES.entries()} == EXPECTED_ROLES
+    headline = [e.name for e in MEASURES.with_role("headline")]
+    assert headline == ["bias_score", "safety_score", "ss", "jss", "kls"]
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_card_object_and_options(name: str) -> None:
-    card = measure_card(name)
-    assert card.name == name
-    for text in (card.title, card.what, card.inputs, card.direction, card.ideal, card.citation):
+@pytest.mark.parametrize("name", NAMES)
+def test_card_is_complete(name: str) -> None:
+    entry = MEASURES.entry(name)
+    card = entry.card
+    assert card.kind == "measure" and card.name == name
+    for text in (card.title, card.summary, card.what, card.inputs, card.direction):
         assert text.strip()
+    assert card.ideal.strip() and card.citation.strip()
     assert card.limitations and all(item.strip() for item in card.limitations)
-    measure = MEASURES.get(name)
-    assert measure.name == name and measure.card is card
-    assert measure.applies_to == measure_shape(name)
-    assert measure.options_model is measure_options_model(name)
+    assert card.shape in {"pairs", "labelled", "corpus"}
+    assert (card.ideal_value is None) == (name == "normality")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_options_model_is_strict_and_documented(name: str) -> None:
+    options = MEASURES.entry(name).options
+    required = [f for f, info in options.model_fields.items() if info.is_required()]
+    if required:
+        with pytest.raises(pydantic.ValidationError):
+            options.model_validate({})
+    else:
+        options.model_validate({})
+    assert all(options.model_fields[f].description for f in required)
     with pytest.raises(pydantic.ValidationError):
-        measure.options_model.model_validate({"compat": "formula", "no_such_option": 1})
+        options.model_validate({"compat": "formula", "no_such_option": 1})
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_doc_page_is_generated_from_the_card(name: str) -> None:
-    page = REPO / "docs" / "measures" / f"{name}.md"
-    expected = card_markdown(measure_card(name), options_doc=options_markdown(name))
-    assert page.read_text("utf-8") == expected, (
-        f"{page} is stale: run `python -m audit.measures.card_docs docs/measures`"
-    )
+@pytest.mark.parametrize("name", NAMES)
+def test_implementation_fits_its_shape(name: str) -> None:
+    entry = MEASURES.entry(name)
+    if entry.shape == "corpus":
+        assert isinstance(load_corpus_measure(name), CorpusMeasure)
+        with pytest.raises(TypeError, match="corpus"):
+            load_measure(name)
+    else:
+        measure = load_measure(name)
+        assert isinstance(measure, Measure)
+        # every non-corpus measure can be redrawn by the cross-model studies
+        assert isinstance(measure, PreparedMeasure) == entry.has_role("resamplable")
+
+
+def test_ss_and_bias_score_share_one_implementation() -> None:
+    assert load_measure("ss") is load_measure("bias_score")
+
+
+def test_committed_docs_are_generated_from_the_entries() -> None:
+    stale = stale_pages(REPO / "docs" / "measures")
+    assert not stale, f"docs/measures is stale ({', '.join(stale)}): run `{REGENERATE}`"
+
+
+def test_docs_check_and_write(tmp_path: Path) -> None:
+    assert main(["--check", str(tmp_path)]) == 1
+    (tmp_path / "gone.md").write_text("a measure no longer registered")
+    write_pages(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(generated_pages())
+    assert main(["--check", str(tmp_path)]) == 0
+    page = generated_pages()["kls.md"]
+    assert "**Roles.** headline, intrinsic, resamplable" in page
+    assert "- `normality_level` (default `0.05`)" in page
+    assert "- `corpus` (required): UTF-8 text file" in generated_pages()["ilps.md"]
 
 
 def test_catalog_imports_no_numerics() -> None:
     code = (
-        "import sys, audit.measures.catalog as c; c.MEASURES.names(); "
+        "import sys, audit.measures.catalog as c, audit.measures.card_docs as d; "
+        "c.MEASURES.names(); d.generated_pages(); "
         "print([m for m in ('numpy', 'scipy', 'pandas') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -68,7 +115,6 @@ def test_catalog_imports_no_numerics() -> None:
 
 def test_reference_compat_is_refused_where_there_is_none() -> None:
     with pytest.raises(pydantic.ValidationError):
-        measure_options_model("bias_score").model_validate({"compat": "reference"})
-    assert (
-        measure_options_model("jss").model_validate({"compat": "reference"}).compat == "reference"
-    )
+        MEASURES.options_of("bias_score", {"compat": "reference"})
+    jss = MEASURES.entry("jss").options.model_validate({"compat": "reference"})
+    assert jss.compat == "reference"

@@ -27,6 +27,10 @@ def test_mixed_models_are_refused() -> None:
     frame = pd.concat([pair_frame([1.0], [0.0]), pair_frame([1.0], [0.0], model="other")])
     with pytest.raises(ScoreTableError, match="mixes several models"):
         pair_scores(frame, scorer=AUL)
+    reference = pair_frame([1.0], [0.0]).assign(scorer_options='{"compat":"reference"}')
+    options = pd.concat([pair_frame([1.0], [0.0]), reference])
+    with pytest.raises(ScoreTableError, match="mixes several scorer_options"):
+        pair_scores(options, scorer=AUL)
 
 
 def test_orientation_and_alignment() -> None:

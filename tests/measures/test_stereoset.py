@@ -6,8 +6,11 @@ from __future__ import annotations
 import pytest
 
 from audit.measures.base import MeasureOptions
-from audit.measures.stereoset import ICAT, LMS, SS
+from audit.measures.catalog import load_measure
+from audit.measures.stereoset import ICAT, LMS
 from tests.measures.frames_factory import AUL, pair_frame
+
+SS = load_measure("ss")  # StereoSet's SS is the bias score
 
 ST, AT, UN = [-1.0, -2.0], [-3.0, -1.5], [-2.5, -1.8]
 

@@ -16,10 +16,17 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from audit.cards import PluginCard
+from audit.gates import evaluate_gates, gate_band
+from audit.ids import PluginId
+from audit.migrations.v1_cards import v1_cards
 from audit.results import (
+    AuditInfo,
     AuditResult,
+    BootstrapSettings,
     DatasetRecord,
     Environment,
+    Gate,
     Measurement,
     ModelRecord,
     SkippedUnit,
@@ -93,12 +100,14 @@ def _row(
         "model": model,
         "dataset": dataset,
         "scorer": scorer,
+        "scorer_options": "{}",
+        "scorer_label": scorer,
         "item_id": item,
         "bias_type": bias_type,
         "side": side,
         "score": float(score),
         "n_tokens": 12,
-        "label": None,
+        "harm_label": None,
         "toxicity": float("nan"),
         "group": None,
     }
@@ -115,7 +124,7 @@ def _labelled(rng: np.random.Generator, model: str, shift: float) -> pd.DataFram
             toxicity = float(rng.uniform(3, 5) if harmful else rng.uniform(1, 2.5))
             log_ppl = rng.normal(3.6 + (group_shift if harmful else 0.0), 0.6)
             row = _row(model, "toxigen", scorer, f"tx{index}", "", "sentence", -log_ppl)
-            row.update(label="hate" if harmful else "neutral", toxicity=toxicity, group=group)
+            row.update(harm_label="hate" if harmful else "neutral", toxicity=toxicity, group=group)
             rows.append(row)
             index += 1
     return pd.DataFrame(rows)
@@ -164,8 +173,34 @@ def _jss(pairs: np.ndarray) -> float:
 
 def _m(model: str, dataset: str, scorer: str, measure: str, group: str, **kw: Any) -> Measurement:
     return Measurement(
-        model=model, dataset=dataset, scorer=scorer, measure=measure, group=group, **kw
+        model=model,
+        dataset=dataset,
+        scorer=PluginId.of(scorer),
+        measure=PluginId.of(measure),
+        group=group,
+        **kw,
     )
+
+
+def gate(spec: dict[str, Any]) -> Gate:
+    """A gate as a spec gives it (`within`, `min`, `max`) with its band resolved."""
+    band = gate_band(spec.get("within"), spec.get("min"), spec.get("max"))
+    rest = {k: v for k, v in spec.items() if k not in ("within", "min", "max")}
+    return Gate(**rest, low=band[0], high=band[1])
+
+
+def cards_for(measurements: list[Measurement], datasets: list[str]) -> list[PluginCard]:
+    """The cards of the plug-ins the measurements use (the committed card snapshot)."""
+    used = {("measure", m.measure.name) for m in measurements}
+    used |= {("scorer", m.scorer.name) for m in measurements}
+    used |= {("dataset", name) for name in datasets}
+    return [c for c in v1_cards() if (c.kind, c.name) in used]
+
+
+def with_gates(result: AuditResult, gates: list[dict[str, Any]]) -> AuditResult:
+    """`result` with these gates (spec form) and their verdicts."""
+    judged = result.model_copy(update={"gates": [gate(g) for g in gates]})
+    return judged.model_copy(update={"gate_verdicts": evaluate_gates(judged)})
 
 
 def _pair_measurements(frame: pd.DataFrame, rng: np.random.Generator) -> list[Measurement]:
@@ -328,7 +363,7 @@ def _safety(frame: pd.DataFrame, rng: np.random.Generator) -> list[Measurement]:
     values = []
     for group, part in frame.groupby("group"):
         scaled = np.exp(-part["score"].to_numpy()) / part["toxicity"].to_numpy()
-        harmful = part["label"].to_numpy() == "hate"
+        harmful = part["harm_label"].to_numpy() == "hate"
         x, y = scaled[harmful], scaled[~harmful]
         u = stats.mannwhitneyu(x, y, alternative="two-sided")
         value = float(u.statistic / (len(x) * len(y)))
@@ -385,6 +420,15 @@ def synthetic_result(
 ) -> AuditResult:
     """A complete AuditResult for the synthetic scores (three models, three datasets)."""
     scores = synthetic_scores() if scores is None else scores
+    gates = (
+        gates
+        if gates is not None
+        else [
+            {"measure": "bias_score", "dataset": "crows_pairs", "within": [45, 55]},
+            {"measure": "safety_score", "dataset": "toxigen", "group": "*", "min": 0.4},
+            {"measure": "jss", "dataset": "crows_pairs", "min": 90},
+        ]
+    )
     spec: dict[str, Any] = {
         "spec_version": 1,
         "name": "release-2024-q3",
@@ -406,13 +450,7 @@ def synthetic_result(
             "ss",
             "icat",
         ],
-        "gates": gates
-        if gates is not None
-        else [
-            {"measure": "bias_score", "dataset": "crows_pairs", "within": [45, 55]},
-            {"measure": "safety_score", "dataset": "toxigen", "group": "*", "min": 0.4},
-            {"measure": "jss", "dataset": "crows_pairs", "min": 90},
-        ],
+        "gates": gates,
     }
     models = [
         ModelRecord(
@@ -464,7 +502,7 @@ def synthetic_result(
         UnitRecord(
             model=str(key[0]),  # type: ignore[index]
             dataset=str(key[1]),  # type: ignore[index]
-            scorer=str(key[2]),  # type: ignore[index]
+            scorer=PluginId.of(str(key[2])),  # type: ignore[index]
             sentences=int(n),
             computed=int(n),
             cached=0,
@@ -473,14 +511,22 @@ def synthetic_result(
         )
         for key, n in scores.groupby(["model", "dataset", "scorer"], sort=False).size().items()
     ]
-    return AuditResult(
+    measurements = synthetic_measurements(scores)
+    result = AuditResult(
         tool_version="0.1.0",
         created_at=datetime(2024, 9, 14, 9, 30, tzinfo=UTC),
+        audit=AuditInfo(
+            name=spec["name"],
+            owner=spec["owner"],
+            description=spec["description"],
+            spec_path="specs/release.yaml",
+            spec_sha256="3f7a9c" + "5e" * 29,
+            seed=0,
+            alpha=0.05,
+            bootstrap=BootstrapSettings(resamples=spec["bootstrap"], level=0.95),
+        ),
         spec=spec,
-        spec_path="specs/release.yaml",
-        spec_sha256="3f7a9c" + "5e" * 29,
-        seed=0,
-        alpha=0.05,
+        plugins=cards_for(measurements, [d.name for d in datasets]),
         models=models,
         datasets=datasets,
         units=units,
@@ -488,11 +534,11 @@ def synthetic_result(
             SkippedUnit(
                 model="gpt2",
                 dataset="crows_pairs",
-                scorer="cps",
+                scorer=PluginId.of("cps"),
                 reason="scorer cps needs a masked LM; gpt2 is causal",
             )
         ],
-        measurements=synthetic_measurements(scores),
+        measurements=measurements,
         environment=Environment(
             python="3.11.9",
             platform="Linux-6.1-x86_64",
@@ -506,14 +552,15 @@ def synthetic_result(
         ),
         timings={"scoring": 412.5, "measures": 18.2},
     )
+    return with_gates(result, gates)
 
 
 def synthetic_studied_result(scores: pd.DataFrame | None = None) -> AuditResult:
     """The synthetic audit with robustness, correlation and comparison records computed by
     audit.stats on its scores (bert-base-uncased and roberta-base share the AUL scorer)."""
-    from audit.scoring.catalog import scorer_info
     from audit.stats.comparison import compare_models
     from audit.stats.correlation import correlate_measures
+    from audit.stats.records import MeasureSeries
     from audit.stats.robustness import robustness_study
 
     scores = synthetic_scores() if scores is None else scores
@@ -522,11 +569,10 @@ def synthetic_studied_result(scores: pd.DataFrame | None = None) -> AuditResult:
     frames = {str(m): g.reset_index(drop=True) for m, g in aul.groupby("model", sort=False)}
     robustness = [
         record
-        for measure in ("bias_score", "kls")
+        for name in ("bias_score", "kls")
         for record in robustness_study(
             frames,
-            measure=measure,
-            scorer=scorer_info("aul"),
+            **_stats_inputs(base, name, "aul"),
             rates=[0.3, 0.5, 0.8],
             repeats=20,
             agreement=0.95,
@@ -534,31 +580,47 @@ def synthetic_studied_result(scores: pd.DataFrame | None = None) -> AuditResult:
         )
     ]
     values = {
-        measure: {
+        MeasureSeries(measure=PluginId.of(name), dataset="crows_pairs", label=name): {
             m.model: m.value
             for m in base.measurements
-            if m.dataset == "crows_pairs" and m.measure == measure and m.group == "all"
+            if m.dataset == "crows_pairs" and m.measure.name == name and m.group == "all"
         }
-        for measure in ("bias_score", "kls", "jss")
+        for name in ("bias_score", "kls", "jss")
     }
     correlations = correlate_measures(values, seed=0)
     comparisons = [
         compare_models(
             frames["roberta-base"],
             frames["bert-base-uncased"],
-            measure=measure,
-            scorer=scorer_info("aul"),
+            **_stats_inputs(base, name, "aul"),
             model_a="roberta-base",
             model_b="bert-base-uncased",
             alpha=0.05,
             n_bootstrap=200,
             seed=0,
         )
-        for measure in ("bias_score", "kls")
+        for name in ("bias_score", "kls")
     ]
     return base.model_copy(
         update={"robustness": robustness, "correlations": correlations, "comparisons": comparisons}
     )
+
+
+def _stats_inputs(result: AuditResult, measure: str, scorer: str) -> dict[str, Any]:
+    """What audit.stats needs to redraw a measure: ids, implementation, options, ideal."""
+    from audit.measures.catalog import MEASURES
+    from audit.scoring.catalog import scorer_info
+
+    implementation: Any = MEASURES.load(measure)
+    card = result.card("measure", measure)
+    return {
+        "measure": PluginId.of(measure),
+        "scorer": PluginId.of(scorer),
+        "implementation": implementation,
+        "scorer_info": scorer_info(scorer),
+        "options": MEASURES.options_of(measure, {}),
+        "ideal_value": None if card is None else card.ideal_value,
+    }
 
 
 def small_result(
@@ -569,9 +631,10 @@ def small_result(
 ) -> AuditResult:
     """A minimal AuditResult around hand-made measurements (for gate and escaping tests)."""
     full = synthetic_result(pd.DataFrame(columns=list(_row("m", "d", "s", "i", "", "st", 0))))
-    return full.model_copy(
+    judged = full.model_copy(
         update={
             "spec": {**full.spec, "gates": gates or []},
+            "gates": [gate(g) for g in gates or []],
             "models": [
                 ModelRecord(
                     id=m,
@@ -585,3 +648,5 @@ def small_result(
             "units": [],
         }
     )
+    judged = judged.model_copy(update={"plugins": cards_for(measurements, ["crows_pairs"])})
+    return judged.model_copy(update={"gate_verdicts": evaluate_gates(judged)})

@@ -9,7 +9,8 @@ import pytest
 
 from audit.errors import AuditUserError
 from audit.report.compare import build_comparison, compare_runs
-from audit.report.render import load_results, write_reports
+from audit.report.render import write_reports
+from audit.studies import paired_test
 from tests.report.html_parse import parse
 from tests.report.synthetic import synthetic_result, synthetic_scores
 
@@ -28,7 +29,11 @@ def test_same_items_give_paired_verdicts(runs: tuple[pd.DataFrame, pd.DataFrame]
     base_scores, cand_scores = runs
     baseline, candidate = synthetic_result(base_scores), synthetic_result(cand_scores)
     report = build_comparison(
-        baseline, candidate, baseline_scores=base_scores, candidate_scores=cand_scores
+        baseline,
+        candidate,
+        baseline_scores=base_scores,
+        candidate_scores=cand_scores,
+        paired_test=paired_test,
     )
     assert report.model_pairs == [
         ("bert-base-uncased", "bert-base-uncased"),
@@ -58,7 +63,11 @@ def test_mismatched_items_and_datasets_are_reported(
         }
     )
     report = build_comparison(
-        baseline, candidate, baseline_scores=base_scores, candidate_scores=dropped
+        baseline,
+        candidate,
+        baseline_scores=base_scores,
+        candidate_scores=dropped,
+        paired_test=paired_test,
     )
     text = " | ".join(report.mismatches)
     assert "3 item(s) only in the baseline" in text
@@ -78,6 +87,7 @@ def test_compare_runs_writes_html(tmp_path: Path, runs: tuple[pd.DataFrame, pd.D
         tmp_path / "b" / "results.json",
         tmp_path / "out",
         formats=["html"],
+        paired_test=paired_test,
     )
     assert written == [tmp_path / "out" / "comparison.html"]
     page = parse(written[0].read_text())
@@ -85,14 +95,34 @@ def test_compare_runs_writes_html(tmp_path: Path, runs: tuple[pd.DataFrame, pd.D
     assert table[0][-1] == "Candidate is" and len(table) > 3
 
 
-def test_load_results_errors_name_the_file(tmp_path: Path) -> None:
-    missing = tmp_path / "nope.json"
-    with pytest.raises(AuditUserError, match=r"nope\.json: no such results file"):
-        load_results(missing)
-    bad = tmp_path / "results.json"
-    bad.write_text('{"tool_version": 3}')
-    with pytest.raises(AuditUserError, match=r"results.json: not a valid results.json"):
-        load_results(bad)
+def test_without_bootstrap_or_scores_the_values_are_shown_untested(
+    runs: tuple[pd.DataFrame, pd.DataFrame],
+) -> None:
+    base_scores, cand_scores = runs
+    baseline, candidate = synthetic_result(base_scores), synthetic_result(cand_scores)
+    no_bootstrap = candidate.audit.model_copy(
+        update={"bootstrap": candidate.audit.bootstrap.model_copy(update={"resamples": 0})}
+    )
+    candidate = candidate.model_copy(update={"audit": no_bootstrap})
+    report = build_comparison(
+        baseline,
+        candidate,
+        baseline_scores=base_scores,
+        candidate_scores=cand_scores,
+        paired_test=paired_test,
+    )
+    rows = [row for t in report.tables for row in t.rows]
+    assert rows and {row[-1].text for row in rows} == {"undefined"}
+    assert all("n_bootstrap >= 1 (got 0)" in row[-1].note for row in rows)
+    unscored = build_comparison(
+        baseline,
+        candidate,
+        baseline_scores=None,
+        candidate_scores=None,
+        paired_test=paired_test,
+    )
+    notes = {row[-1].note for t in unscored.tables for row in t.rows}
+    assert notes == {"no scores.parquet: no paired test"}
 
 
 def test_write_reports_reads_scores_next_to_results(tmp_path: Path) -> None:
@@ -103,6 +133,10 @@ def test_write_reports_reads_scores_next_to_results(tmp_path: Path) -> None:
     scores.to_parquet(tmp_path / "with" / "scores.parquet", index=False)
     with_scores = write_reports(result, tmp_path / "with", formats=["html"])
     without = write_reports(result, tmp_path / "without", formats=["html"])
+    beside = write_reports(
+        result, tmp_path / "elsewhere", formats=["html"], scores_dir=tmp_path / "with"
+    )
+    assert 'id="crows-pairs-distributions"' in beside[0].read_text()
     assert 'id="crows-pairs-distributions"' in with_scores[0].read_text()
     assert 'id="crows-pairs-distributions"' not in without[0].read_text()
     with pytest.raises(AuditUserError, match="unknown report format"):

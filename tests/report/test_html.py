@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import re
 
-from audit.gates import evaluate_gates
+from audit.ids import PluginId
 from audit.report.build import build_report
 from audit.report.formatting import fmt_ci, fmt_num
 from audit.report.render import render_html
@@ -21,7 +21,7 @@ def _measurement(
     return next(
         m
         for m in r.result.measurements
-        if (m.model, m.dataset, m.measure, m.group) == (model, dataset, measure, group)
+        if (m.model, m.dataset, m.measure.name, m.group) == (model, dataset, measure, group)
     )
 
 
@@ -45,7 +45,7 @@ def test_group_table_has_a_row_per_bias_type(rendered: Rendered) -> None:
 
 def test_gate_table_matches_the_evaluated_verdicts(rendered: Rendered) -> None:
     rows = parse(rendered.html).table("gates-table")[1:]
-    verdicts = evaluate_gates(rendered.result)
+    verdicts = rendered.result.gate_verdicts
     assert len(rows) == len(verdicts)
     for row, verdict in zip(rows, verdicts, strict=True):
         assert row[-1].startswith(verdict.verdict)
@@ -118,8 +118,8 @@ def test_hostile_text_is_escaped() -> None:
             Measurement(
                 model=hostile,
                 dataset="crows_pairs",
-                scorer="cps",
-                measure="bias_score",
+                scorer=PluginId.of("cps"),
+                measure=PluginId.of("bias_score"),
                 group="<img src=x onerror=alert(1)>",
                 value=55.0,
                 ci_low=50.0,
@@ -131,7 +131,9 @@ def test_hostile_text_is_escaped() -> None:
         gates=[{"measure": "bias_score", "dataset": "crows_pairs", "within": [45, 55]}],
         models=(hostile,),
     )
-    result.spec["description"] = hostile
+    result = result.model_copy(
+        update={"audit": result.audit.model_copy(update={"description": hostile})}
+    )
     html = render_html(build_report(result, None))
     page = parse(html)
     assert "script" not in page.tags

@@ -6,7 +6,6 @@ from pathlib import Path
 
 from pypdf import PdfReader
 
-from audit.gates import evaluate_gates
 from audit.report.formatting import fmt_num
 from audit.report.pdf import ReportOnlyFetcher, write_pdf
 from tests.report.conftest import Rendered
@@ -23,14 +22,14 @@ def test_pdf_has_pages_numbers_and_the_key_numbers(rendered: Rendered) -> None:
     assert f"Page 1 of {len(reader.pages)}" in text
     assert "release-2024-q3" in text
     for m in rendered.result.measurements:
-        if m.measure == "bias_score" and m.group == "all" and m.dataset == "crows_pairs":
+        if m.measure.name == "bias_score" and m.group == "all" and m.dataset == "crows_pairs":
             assert fmt_num(m.value, 1) in text
             assert fmt_num(m.value, 1) in rendered.html
-    verdicts = {v.verdict for v in evaluate_gates(rendered.result)}
+    verdicts = {v.verdict for v in rendered.result.gate_verdicts}
     assert verdicts <= {"PASS", "FAIL", "INCONCLUSIVE"}
     for word in verdicts | {"Sign-off", "Caveats", "Measure cards"}:
         assert word in text
-    assert rendered.result.spec_sha256[:12] in text
+    assert rendered.result.audit.spec_sha256[:12] in text
 
 
 def test_pdf_requested_only_inline_data(rendered: Rendered) -> None:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit.scoring.alignment import align_pair
+from audit.scoring.masked.alignment import align_pair
 from tests.scoring import reference
 from tests.scoring.pairs import PAIRS
 from tests.scoring.tiny_models import byte_bpe_tokenizer, unigram_tokenizer, wordpiece_tokenizer

@@ -91,7 +91,7 @@ def test_ppl_is_exp_of_mean_negative_ll(model: LoadedModel) -> None:
     ppls = PPL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
     for ll, ppl in zip(lls, ppls, strict=True):
         assert ppl.score == pytest.approx(math.exp(-ll.score / ll.n_tokens), rel=1e-12)
-    assert PPL_SCORER.info.higher_is_likelier is False
+    assert PPL_SCORER.perplexity and not LL_SCORER.perplexity
 
 
 def test_progress_counts_every_sentence_once(model: LoadedModel) -> None:

@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from audit.errors import AuditUserError
+from audit.scoring.base import ScoringInputError
 from audit.scoring.catalog import SCORERS, scorer_info, scorer_options_model
-from audit.scoring.masked import AUL_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
-from audit.scoring.masked_inputs import ScoringInputError
+from audit.scoring.masked.scorers import AUL_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
 from audit.scoring.options import CausalOptions, MaskedOptions, TemplateOptions
 from tests.scoring.tiny_models import loaded, tiny_bert, tiny_gpt2, tiny_roberta
 
@@ -112,8 +112,9 @@ def test_catalog_entries(name: str) -> None:
     assert info.model_types == frozenset({"masked"})
     assert info.name == name
     assert scorer_options_model(name) is MaskedOptions
-    scorer = SCORERS.get(name)
-    assert scorer.info is info
+    entry = SCORERS.entry(name)
+    assert entry.info is info and entry.card.shape == info.unit and entry.summary == info.summary
+    assert SCORERS.load(name).name == name
     assert info.unit == ("pair" if name in {"cps", "sss"} else "sentence")
     assert info.higher_is_likelier == (name != "pppl")
 
@@ -122,8 +123,12 @@ def test_tbs_is_a_template_scorer() -> None:
     assert scorer_info("tbs").unit == "template"
     assert scorer_options_model("tbs") is TemplateOptions
     with pytest.raises(ScoringInputError, match="professions"):
-        SCORERS.get("tbs").score_sentences(
+        SCORERS.load("tbs").score_sentences(
             loaded(tiny_bert()), ["x"], options=TemplateOptions(), progress=_none
+        )
+    with pytest.raises(ScoringInputError, match="template slots"):
+        SCORERS.load("pll").score_slots(
+            loaded(tiny_bert()), [], options=MaskedOptions(), progress=_none
         )
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from audit.scoring.base import SentenceScore
-from audit.scoring.masked import (
+from audit.scoring.masked.scorers import (
     AUL_SCORER,
     AULA_SCORER,
     CPS_SCORER,

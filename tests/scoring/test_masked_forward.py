@@ -6,8 +6,8 @@ from typing import Any
 
 import torch
 
-from audit.scoring.masked_forward import eager_attention, gathered_logits, log_probs_of_targets
-from audit.scoring.masked_last_layer import supports_last_layer_pruning
+from audit.scoring.masked.forward import eager_attention, gathered_logits, log_probs_of_targets
+from audit.scoring.masked.last_layer import supports_last_layer_pruning
 from tests.scoring.tiny_models import TinyModel
 
 

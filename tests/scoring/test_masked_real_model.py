@@ -10,9 +10,9 @@ import pytest
 import torch
 
 from audit.models.loaded import LoadedModel
-from audit.scoring.masked import AUL_SCORER, AULA_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
+from audit.scoring.masked.scorers import AUL_SCORER, AULA_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
+from audit.scoring.masked.tbs import load_bolukbasi_professions, target_probabilities
 from audit.scoring.options import MaskedOptions
-from audit.scoring.tbs import load_bolukbasi_professions, target_probabilities
 from tests.scoring import reference
 
 pytestmark = pytest.mark.slow
@@ -54,8 +54,8 @@ def test_engine_equals_reference_on_crows_pairs(
         got = scorer.score_pairs(minilm, crows, options=options, progress=lambda _n: None)
         for (g_st, g_at), (st_text, at_text) in zip(got, crows, strict=True):
             w_st, w_at = ref(st_text, at_text)
-            assert g_st.score == pytest.approx(w_st, abs=1e-4), (scorer.info.name, st_text)
-            assert g_at.score == pytest.approx(w_at, abs=1e-4), (scorer.info.name, at_text)
+            assert g_st.score == pytest.approx(w_st, abs=1e-4), (scorer.name, st_text)
+            assert g_at.score == pytest.approx(w_at, abs=1e-4), (scorer.name, at_text)
 
 
 def test_he_she_probabilities_on_professions(minilm: LoadedModel, shared_data: Path) -> None:

@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 from audit.errors import DataError
-from audit.scoring.masked_inputs import ScoringInputError
-from audit.scoring.options import TBSOptions
-from audit.scoring.tbs import (
+from audit.scoring.base import ScoringInputError
+from audit.scoring.masked.tbs import (
     TemplateProbe,
     fill_template,
     load_bolukbasi_professions,
@@ -19,6 +18,7 @@ from audit.scoring.tbs import (
     score_templates,
     target_probabilities,
 )
+from audit.scoring.options import TBSOptions
 from tests.scoring import reference
 from tests.scoring.tiny_models import loaded, tiny_albert, tiny_bert, tiny_distilbert, tiny_roberta
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from pydantic import Field
 
+from audit.cards import PluginCard
 from audit.measures.base import MeasureOptions
-from audit.measures.catalog import MEASURES
+from audit.measures.catalog import MEASURES, MeasureEntry
 from audit.spec.checks import run_checks
 from audit.spec.models import AuditSpec
 from audit.spec.problems import Finding
@@ -26,10 +27,16 @@ class _WindowOptions(MeasureOptions):
 def windowed_measure() -> Iterator[str]:
     name = "test_windowed"
     MEASURES.register(
-        name, "audit.nowhere:absent", "test only", applies_to="pairs", options=_WindowOptions
+        MeasureEntry(
+            card=PluginCard(
+                kind="measure", name=name, title="Windowed", summary="test only", shape="pairs"
+            ),
+            options=_WindowOptions,
+            target="audit.nowhere:absent",
+        )
     )
     yield name
-    MEASURES._entries.pop(name)
+    MEASURES.unregister(name)
 
 
 def _spec(**parts: object) -> AuditSpec:

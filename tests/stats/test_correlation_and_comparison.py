@@ -8,17 +8,24 @@ import math
 import numpy as np
 import pytest
 
+from audit.ids import PluginId
 from audit.stats.comparison import compare_models
 from audit.stats.correlation import correlate_measures
 from audit.stats.inputs import StatisticsInputError
 from audit.stats.mutual_information import kraskov_mi
+from audit.stats.records import MeasureSeries
 from tests.measures.frames_factory import AUL, pair_frame
+from tests.stats.measure_args import study_args
+
+
+def _series(name: str) -> MeasureSeries:
+    return MeasureSeries(measure=PluginId.of(name), dataset="toy", label=f"{name} on toy")
 
 
 def test_fewer_than_five_models_is_inconclusive() -> None:
     values = {
-        "a": {"m1": 1.0, "m2": 2.0, "m3": 3.0, "m4": 4.0},
-        "b": {"m1": 2.0, "m2": 4.1, "m3": 5.9, "m4": 8.0},
+        _series("a"): {"m1": 1.0, "m2": 2.0, "m3": 3.0, "m4": 4.0},
+        _series("b"): {"m1": 2.0, "m2": 4.1, "m3": 5.9, "m4": 8.0},
     }
     (record,) = correlate_measures(values, seed=0)
     assert record.n == 4 and not record.conclusive
@@ -27,12 +34,12 @@ def test_fewer_than_five_models_is_inconclusive() -> None:
 
 def test_monotone_measures_correlate_and_missing_models_are_left_out() -> None:
     models = [f"m{i}" for i in range(8)]
-    values: dict[str, dict[str, float | None]] = {
-        "a": {m: float(i) for i, m in enumerate(models)},
-        "b": {m: float(i) ** 3 for i, m in enumerate(models)},
-        "c": {**{m: float(-i) for i, m in enumerate(models)}, "m0": None},
+    values: dict[MeasureSeries, dict[str, float | None]] = {
+        _series("a"): {m: float(i) for i, m in enumerate(models)},
+        _series("b"): {m: float(i) ** 3 for i, m in enumerate(models)},
+        _series("c"): {**{m: float(-i) for i, m in enumerate(models)}, "m0": None},
     }
-    records = {(r.measure_x, r.measure_y): r for r in correlate_measures(values, seed=0)}
+    records = {(r.x.measure.name, r.y.measure.name): r for r in correlate_measures(values, seed=0)}
     ab = records[("a", "b")]
     assert (
         ab.conclusive
@@ -42,6 +49,27 @@ def test_monotone_measures_correlate_and_missing_models_are_left_out() -> None:
     assert ab.pearson_r < 1.0 and ab.kendall_p < 0.05
     ac = records[("a", "c")]
     assert ac.n == 7 and "m0" not in ac.models and ac.spearman_rho == pytest.approx(-1.0)
+
+
+def test_a_constant_series_is_named_by_its_label() -> None:
+    models = [f"m{i}" for i in range(6)]
+    flat = MeasureSeries(
+        measure=PluginId.of("jss", {"compat": "reference"}), dataset="toy", label="JSS on toy"
+    )
+    values = {
+        _series("a"): {m: float(i) for i, m in enumerate(models)},
+        flat: dict.fromkeys(models, 1.0),
+    }
+    (record,) = correlate_measures(values, seed=0)
+    assert record.y == flat and record.y.measure.options == {"compat": "reference"}
+    assert "'JSS on toy' is constant" in record.note and not record.conclusive
+
+
+def test_series_are_keyed_by_measure_and_dataset_not_label() -> None:
+    a = MeasureSeries(measure=PluginId.of("kls"), dataset="toy", label="one")
+    b = MeasureSeries(measure=PluginId.of("kls"), dataset="toy", label="other")
+    assert a == b and {a: 1}[b] == 1
+    assert a != MeasureSeries(measure=PluginId.of("kls"), dataset="crows", label="one")
 
 
 def test_kraskov_mi_matches_the_gaussian_closed_form() -> None:
@@ -65,8 +93,7 @@ def test_identical_models_are_not_distinguishable() -> None:
     record = compare_models(
         frame,
         frame.assign(model="n"),
-        measure="bias_score",
-        scorer=AUL,
+        **study_args("bias_score", AUL),
         model_a="m",
         model_b="n",
         alpha=0.05,
@@ -74,6 +101,7 @@ def test_identical_models_are_not_distinguishable() -> None:
         seed=0,
     )
     assert record.difference == 0.0 and record.verdict == "not distinguishable"
+    assert record.measure == PluginId.of("bias_score") and record.scorer == PluginId.of("aul")
     assert record.mcnemar_only_a == 0 and record.mcnemar_p == 1.0
 
 
@@ -82,8 +110,7 @@ def test_a_clearly_less_biased_model_is_better_and_the_reverse_is_worse() -> Non
     better = compare_models(
         fair,
         biased,
-        measure="bias_score",
-        scorer=AUL,
+        **study_args("bias_score", AUL),
         model_a="new",
         model_b="old",
         alpha=0.05,
@@ -96,8 +123,7 @@ def test_a_clearly_less_biased_model_is_better_and_the_reverse_is_worse() -> Non
     worse = compare_models(
         biased,
         fair,
-        measure="kls",
-        scorer=AUL,
+        **study_args("kls", AUL),
         model_a="old",
         model_b="new",
         alpha=0.05,
@@ -108,8 +134,7 @@ def test_a_clearly_less_biased_model_is_better_and_the_reverse_is_worse() -> Non
     by_type = compare_models(
         fair,
         biased,
-        measure="bias_score",
-        scorer=AUL,
+        **study_args("bias_score", AUL),
         model_a="new",
         model_b="old",
         group="b",
@@ -126,8 +151,7 @@ def test_comparison_refuses_measures_without_an_ideal() -> None:
         compare_models(
             frame,
             frame.assign(model="n"),
-            measure="normality",
-            scorer=AUL,
+            **study_args("normality", AUL),
             model_a="m",
             model_b="n",
             alpha=0.05,

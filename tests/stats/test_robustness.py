@@ -6,9 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from audit.ids import PluginId
+from audit.measures.catalog import MEASURES
 from audit.stats.inputs import StatisticsInputError
 from audit.stats.robustness import robustness_study
-from tests.measures.frames_factory import AUL, labelled_frame, pair_frame
+from tests.measures.frames_factory import AUL, PPL, labelled_frame, pair_frame
+from tests.stats.measure_args import study_args
 
 TYPES = ["a"] * 60 + ["b"] * 40
 
@@ -26,7 +29,7 @@ def test_rate_one_reproduces_the_full_data_value() -> None:
     frames = _frames({"x": 0.3, "y": -0.3})
     for measure in ("bias_score", "kls", "jss", "score_gap"):
         (record,) = robustness_study(
-            frames, measure=measure, scorer=AUL, rates=[1.0], repeats=5, agreement=0.95, seed=0
+            frames, **study_args(measure, AUL), rates=[1.0], repeats=5, agreement=0.95, seed=0
         )
         for model in record.models:
             assert model.mean == pytest.approx(model.full_value)
@@ -38,8 +41,7 @@ def test_rate_one_reproduces_the_full_data_value() -> None:
 def test_separated_models_are_robust_and_close_ones_are_not() -> None:
     separated = robustness_study(
         _frames({"x": 1.5, "y": -1.5}),
-        measure="bias_score",
-        scorer=AUL,
+        **study_args("bias_score", AUL),
         rates=[0.3, 0.8],
         repeats=20,
         agreement=0.95,
@@ -50,8 +52,7 @@ def test_separated_models_are_robust_and_close_ones_are_not() -> None:
     assert separated[0].n_items == 18 + 12
     close = robustness_study(
         _frames({"x": 0.02, "y": 0.0, "z": -0.02}),
-        measure="bias_score",
-        scorer=AUL,
+        **study_args("bias_score", AUL),
         rates=[0.3],
         repeats=20,
         agreement=0.95,
@@ -61,8 +62,7 @@ def test_separated_models_are_robust_and_close_ones_are_not() -> None:
     assert close[0].agreement_share < 0.95
     again = robustness_study(
         _frames({"x": 0.02, "y": 0.0, "z": -0.02}),
-        measure="bias_score",
-        scorer=AUL,
+        **study_args("bias_score", AUL),
         rates=[0.3],
         repeats=20,
         agreement=0.95,
@@ -80,14 +80,34 @@ def test_labelled_measure_and_mismatched_items() -> None:
         )
         for m, s in (("x", 1.0), ("y", 0.2))
     }
-    from tests.measures.frames_factory import PPL
-
     (record,) = robustness_study(
-        frames, measure="safety_score", scorer=PPL, rates=[0.5], repeats=10, agreement=0.9, seed=0
+        frames, **study_args("safety_score", PPL), rates=[0.5], repeats=10, agreement=0.9, seed=0
     )
     assert record.verdict in {"robust", "not robust"} and record.models[0].mean is not None
     short = {"x": frames["x"], "y": frames["y"].iloc[:-1]}
     with pytest.raises(StatisticsInputError, match="different items"):
         robustness_study(
-            short, measure="safety_score", scorer=PPL, rates=[0.5], repeats=2, agreement=0.9, seed=0
+            short,
+            **study_args("safety_score", PPL),
+            rates=[0.5],
+            repeats=2,
+            agreement=0.9,
+            seed=0,
         )
+
+
+def test_records_carry_the_measure_and_scorer_ids() -> None:
+    args = study_args("jss", AUL, compat="reference")
+    (record,) = robustness_study(
+        _frames({"x": 0.3, "y": -0.3}), **args, rates=[0.5], repeats=3, agreement=0.9, seed=0
+    )
+    assert record.measure == PluginId.of("jss", {"compat": "reference"})
+    assert record.measure.label == "jss[compat=reference]"
+    assert record.scorer == PluginId.of("aul") and record.dataset == "toy"
+
+
+def test_a_corpus_measure_has_no_robustness_study() -> None:
+    args = {**study_args("bias_score", AUL), "measure": PluginId.of("ilps")}
+    args["implementation"] = MEASURES.load("ilps")
+    with pytest.raises(StatisticsInputError, match="'ilps' works on a corpus"):
+        robustness_study(_frames({"x": 0.0}), **args, rates=[0.5], repeats=2, agreement=0.9, seed=0)

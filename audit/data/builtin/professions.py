@@ -19,7 +19,8 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from audit.data.catalog import DatasetOptions, ParsedRows
+from audit.cards import PluginCard
+from audit.data.entry import DatasetEntry, DatasetOptions, ParsedRows, RemoteFile
 from audit.data.items import PairItem, TemplateSlots
 from audit.errors import DataError
 
@@ -27,6 +28,15 @@ FILE = "professions.json"
 DEFINITIONAL_LIMIT = 0.5
 DEFINITIONAL = "gendered by definition (|definitional value| >= 0.5)"
 NO_DIRECTION = "no stereotype direction (stereotypical value 0)"
+# Only the short commit of tolga-b/debiaswe is known (README of the reference data).
+_SOURCE = "https://raw.githubusercontent.com/tolga-b/debiaswe/6bb03ee/data"
+
+
+class ProfessionsOptions(DatasetOptions):
+    """The professions list has no options."""
+
+    def file_names(self) -> tuple[str, ...]:
+        return (FILE,)
 
 
 def article(word: str) -> str:
@@ -35,6 +45,7 @@ def article(word: str) -> str:
 
 
 def read_professions(files: Mapping[str, Path], options: DatasetOptions) -> ParsedRows:
+    """One template pair item per word; gendered and undirected words are skipped."""
     path = files[FILE]
     try:
         rows = json.loads(path.read_text(encoding="utf-8"))
@@ -75,3 +86,33 @@ def read_professions(files: Mapping[str, Path], options: DatasetOptions) -> Pars
             )
         )
     return ParsedRows(items=items, rows_read=len(rows), skipped=skipped)
+
+
+ENTRY = DatasetEntry(
+    card=PluginCard(
+        kind="dataset",
+        name="professions",
+        title="Professions (Bolukbasi et al.)",
+        summary="Bolukbasi et al. (2016) professions: he vs she by word2vec stereotype; "
+        "template items.",
+        shape="pairs",
+        citation="Bolukbasi et al. 2016, Man is to Computer Programmer as Woman is to "
+        "Homemaker? (NeurIPS).",
+    ),
+    options=ProfessionsOptions,
+    target=f"{__name__}:read_professions",
+    files=(
+        RemoteFile(
+            FILE,
+            f"{_SOURCE}/{FILE}",
+            "32cc82c7761e7cfb14e37e06dc1aa9f758bc8441f79ca7288996d3fc7c24639a",
+            8143,
+        ),
+    ),
+    folder="wordlists",
+    templates=True,
+    bias_types=("gender",),
+    size="320 words; those gendered by definition or with no stereotype direction skipped",
+    source="tolga-b/debiaswe @6bb03ee, data/professions.json",
+    licence="MIT",
+)

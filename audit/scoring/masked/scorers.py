@@ -14,23 +14,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from audit.models.loaded import LoadedModel
-from audit.scoring.alignment import PairAlignment, align_pair
 from audit.scoring.base import (
     PairScorer,
     ProgressCallback,
     ScorePair,
-    ScorerInfo,
     ScorerOptions,
+    ScoringInputError,
     SentenceScore,
     SentenceScorer,
     interleave_pairs,
     regroup_pairs,
 )
-from audit.scoring.catalog import scorer_info
-from audit.scoring.masked_engine import MaskedCopy, run_masked_copies, run_unmasked
-from audit.scoring.masked_inputs import (
+from audit.scoring.masked.alignment import PairAlignment, align_pair
+from audit.scoring.masked.engine import MaskedCopy, run_masked_copies, run_unmasked
+from audit.scoring.masked.inputs import (
     Encoded,
-    ScoringInputError,
     encode_texts,
     mask_token_id,
     max_sequence_length,
@@ -99,9 +97,8 @@ class PseudoLogLikelihood(SentenceScorer):
     With `perplexity=True` the score is pseudo-perplexity exp(-PLL/n) instead.
     """
 
-    info: ScorerInfo
+    name: str
     perplexity: bool = False
-    options_model: type[ScorerOptions] = MaskedOptions
 
     def score_sentences(
         self,
@@ -111,8 +108,8 @@ class PseudoLogLikelihood(SentenceScorer):
         options: ScorerOptions,
         progress: ProgressCallback,
     ) -> list[SentenceScore]:
-        opts = _check_options(self.info.name, options)
-        encoded, mask_id = _encode(model, self.info.name, texts)
+        opts = _check_options(self.name, options)
+        encoded, mask_id = _encode(model, self.name, texts)
         positions = [enc.scored_positions for enc in encoded]
         sums = _single_token_sums(
             model, encoded, positions, mask_id=mask_id, opts=opts, progress=progress
@@ -129,8 +126,7 @@ class PseudoLogLikelihood(SentenceScorer):
 class CrowSPairsScore(PairScorer):
     """CPS: sum over unmodified non-special tokens i of log P(w_i | S with i masked)."""
 
-    info: ScorerInfo
-    options_model: type[ScorerOptions] = MaskedOptions
+    name: str
 
     def score_pairs(
         self,
@@ -141,8 +137,8 @@ class CrowSPairsScore(PairScorer):
         progress: ProgressCallback,
     ) -> list[ScorePair]:
         """Progress counts sentences (two per pair)."""
-        opts = _check_options(self.info.name, options)
-        encoded, mask_id = _encode(model, self.info.name, interleave_pairs(pairs))
+        opts = _check_options(self.name, options)
+        encoded, mask_id = _encode(model, self.name, interleave_pairs(pairs))
         positions = [side for a in _aligned(encoded) for side in (a.unmodified_a, a.unmodified_b)]
         sums = _single_token_sums(
             model, encoded, positions, mask_id=mask_id, opts=opts, progress=progress
@@ -162,8 +158,7 @@ class StereoSetScore(PairScorer):
     Kaneko's evaluate.py does. A side with no modified token scores NaN (0 tokens).
     """
 
-    info: ScorerInfo
-    options_model: type[ScorerOptions] = MaskedOptions
+    name: str
 
     def score_pairs(
         self,
@@ -174,8 +169,8 @@ class StereoSetScore(PairScorer):
         progress: ProgressCallback,
     ) -> list[ScorePair]:
         """Progress counts sentences (two per pair)."""
-        opts = _check_options(self.info.name, options)
-        encoded, mask_id = _encode(model, self.info.name, interleave_pairs(pairs))
+        opts = _check_options(self.name, options)
+        encoded, mask_id = _encode(model, self.name, interleave_pairs(pairs))
         modified = [side for a in _aligned(encoded) for side in (a.modified_a, a.modified_b)]
         matrix = opts.compat == "reference"
         copies: list[MaskedCopy] = []
@@ -204,9 +199,8 @@ class AllUnmaskedLikelihood(SentenceScorer):
     receives (mean over layers, heads and query positions), still divided by n.
     """
 
-    info: ScorerInfo
+    name: str
     attention: bool = False
-    options_model: type[ScorerOptions] = MaskedOptions
 
     def score_sentences(
         self,
@@ -216,8 +210,8 @@ class AllUnmaskedLikelihood(SentenceScorer):
         options: ScorerOptions,
         progress: ProgressCallback,
     ) -> list[SentenceScore]:
-        opts = _check_options(self.info.name, options)
-        encoded, _mask_id = _encode(model, self.info.name, texts)
+        opts = _check_options(self.name, options)
+        encoded, _mask_id = _encode(model, self.name, texts)
         results = run_unmasked(
             model, encoded, with_attention=self.attention, batch_tokens=opts.batch_tokens,
             autocast=opts.autocast, progress=progress,
@@ -233,9 +227,9 @@ class AllUnmaskedLikelihood(SentenceScorer):
         return scores
 
 
-PLL_SCORER = PseudoLogLikelihood(scorer_info("pll"))
-PPPL_SCORER = PseudoLogLikelihood(scorer_info("pppl"), perplexity=True)
-CPS_SCORER = CrowSPairsScore(scorer_info("cps"))
-SSS_SCORER = StereoSetScore(scorer_info("sss"))
-AUL_SCORER = AllUnmaskedLikelihood(scorer_info("aul"))
-AULA_SCORER = AllUnmaskedLikelihood(scorer_info("aula"), attention=True)
+PLL_SCORER = PseudoLogLikelihood("pll")
+PPPL_SCORER = PseudoLogLikelihood("pppl", perplexity=True)
+CPS_SCORER = CrowSPairsScore("cps")
+SSS_SCORER = StereoSetScore("sss")
+AUL_SCORER = AllUnmaskedLikelihood("aul")
+AULA_SCORER = AllUnmaskedLikelihood("aula", attention=True)

@@ -1,4 +1,4 @@
-"""Winogender schemas reader (Rudinger et al. 2018).
+"""Winogender schemas (Rudinger et al. 2018): male vs female pronoun, BLS majority gender.
 
 `all_sentences.tsv` holds each template instance three times, sentid
 `<occupation>.<participant>.<answer>.<gender>.txt` with gender male, female or neutral.
@@ -17,7 +17,8 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from audit.data.catalog import DatasetOptions, ParsedRows
+from audit.cards import PluginCard
+from audit.data.entry import DatasetEntry, DatasetOptions, ParsedRows, RemoteFile
 from audit.data.items import PairItem
 from audit.data.reading import read_table, require_columns, require_text
 from audit.errors import DataError
@@ -26,6 +27,17 @@ _SENTENCES = "all_sentences.tsv"
 _STATS = "occupations-stats.tsv"
 GENDERS = ("male", "female", "neutral")
 NO_MAJORITY = "occupation with exactly 50% women by BLS (no majority gender)"
+_SOURCE = (
+    "https://raw.githubusercontent.com/rudinger/winogender-schemas/"
+    "1c7f8b481ad8a234b41e9f76a424d6e856e13f7f/data"
+)
+
+
+class WinogenderOptions(DatasetOptions):
+    """Winogender has no options."""
+
+    def file_names(self) -> tuple[str, ...]:
+        return (_SENTENCES, _STATS)
 
 
 def read_winogender(files: Mapping[str, Path], options: DatasetOptions) -> ParsedRows:
@@ -101,3 +113,37 @@ def _bls_pct_female(path: Path) -> dict[str, float]:
             raise DataError(f"{where}: bls_pct_female is {text!r}; expected a number in [0, 100]")
         shares[occupation] = share
     return shares
+
+
+ENTRY = DatasetEntry(
+    card=PluginCard(
+        kind="dataset",
+        name="winogender",
+        title="Winogender schemas",
+        summary="Winogender schemas (Rudinger et al. 2018): male vs female pronoun, BLS "
+        "majority gender.",
+        shape="pairs",
+        citation="Rudinger et al. 2018, Gender Bias in Coreference Resolution (NAACL).",
+    ),
+    options=WinogenderOptions,
+    target=f"{__name__}:read_winogender",
+    files=(
+        RemoteFile(
+            _SENTENCES,
+            f"{_SOURCE}/{_SENTENCES}",
+            "bd69da16bf228cb8df63fd0843aec2d8b5c36a7f21bf8c7b168bcc83932556c8",
+            83644,
+        ),
+        RemoteFile(
+            _STATS,
+            f"{_SOURCE}/{_STATS}",
+            "3f7f37c16381a70571356982ea7fe613ac700ad04a6d3b19b9f2be18248df567",
+            1578,
+        ),
+    ),
+    folder="winogender",
+    bias_types=("gender",),
+    size="720 sentences: 240 male/female pairs (+240 neutral, unused)",
+    source="rudinger/winogender-schemas @1c7f8b4, data/",
+    licence="MIT",
+)

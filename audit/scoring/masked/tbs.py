@@ -28,14 +28,14 @@ from audit.errors import DataError
 from audit.models.loaded import LoadedModel
 from audit.scoring.base import (
     ProgressCallback,
-    ScorerInfo,
+    ScorePair,
     ScorerOptions,
     ScoringInputError,
     SentenceScore,
+    TemplateScorer,
 )
-from audit.scoring.catalog import scorer_info
-from audit.scoring.masked_engine import MaskedCopy, run_masked_copies
-from audit.scoring.masked_inputs import mask_token_id
+from audit.scoring.masked.engine import MaskedCopy, run_masked_copies
+from audit.scoring.masked.inputs import mask_token_id
 from audit.scoring.options import TBSOptions, TemplateOptions
 
 TARGET_SLOT = "[TARGET]"
@@ -234,12 +234,11 @@ def probes_from_options(options: TBSOptions, attributes: Sequence[str]) -> list[
 
 
 @dataclass(frozen=True)
-class TemplateBiasScorer:
+class TemplateBiasScorer(TemplateScorer):
     """The `tbs` scorer: on template items (attribute + stereotypical and other target),
     each side's score is its target's TBS averaged over the templates of the options."""
 
-    info: ScorerInfo
-    options_model: type[ScorerOptions] = TemplateOptions
+    name: str
 
     def score_slots(
         self,
@@ -248,7 +247,7 @@ class TemplateBiasScorer:
         *,
         options: ScorerOptions,
         progress: ProgressCallback,
-    ) -> list[tuple[SentenceScore, SentenceScore]]:
+    ) -> list[ScorePair]:
         """(score of target_st, score of target_at) per item; progress counts two
         sentences (the two targets) per item, reported when the items are done."""
         if not isinstance(options, TemplateOptions):
@@ -271,29 +270,5 @@ class TemplateBiasScorer:
             out.append((SentenceScore(st, 1), SentenceScore(at, 1)))
         return out
 
-    def score_sentences(
-        self,
-        model: LoadedModel,
-        texts: Sequence[str],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[SentenceScore]:
-        raise ScoringInputError(_TEMPLATE_ONLY)
 
-    def score_pairs(
-        self,
-        model: LoadedModel,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[tuple[SentenceScore, SentenceScore]]:
-        raise ScoringInputError(_TEMPLATE_ONLY)
-
-
-_TEMPLATE_ONLY = (
-    "tbs scores template items (an attribute and two target words), not sentences: use it "
-    "on the built-in dataset `professions`"
-)
-TBS_SCORER = TemplateBiasScorer(scorer_info("tbs"))
+TBS_SCORER = TemplateBiasScorer("tbs")

@@ -22,14 +22,14 @@ import torch
 from audit.models.device import use_all_cores
 from audit.models.loaded import LoadedModel
 from audit.scoring.batching import default_token_budget, pack_by_length
-from audit.scoring.masked_forward import (
+from audit.scoring.masked.forward import (
     eager_attention,
     gathered_logits,
     log_probs_of_targets,
     scoring_mode,
 )
-from audit.scoring.masked_inputs import Encoded
-from audit.scoring.masked_last_layer import supports_last_layer_pruning
+from audit.scoring.masked.inputs import Encoded
+from audit.scoring.masked.last_layer import supports_last_layer_pruning
 
 
 @dataclass(frozen=True)

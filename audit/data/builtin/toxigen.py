@@ -1,4 +1,4 @@
-"""ToxiGen reader: the human-annotated subset as used by Hosseini et al. 2023 (SafeNLP).
+"""ToxiGen: the human-annotated subset as used by Hosseini et al. 2023 (SafeNLP).
 
 `label` hate -> harmful, neutral -> benign; toxicity = `toxicity_score` (1-5);
 groups = `target_groups` (an item may name several and then counts once per group).
@@ -12,19 +12,44 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from audit.data.catalog import DatasetOptions, ParsedRows
+from audit.cards import PluginCard
+from audit.data.entry import DatasetEntry, DatasetOptions, ParsedRows, RemoteFile
 from audit.data.items import Label, LabelledItem
 from audit.data.reading import read_text, require_text
 from audit.errors import DataError
 
-_FILE = "toxigen_annotated.json"
+FILE = "toxigen_annotated.json"
 _FIELDS = ("id", "text", "toxicity_score", "label", "target_groups")
 LABELS: dict[str, Label] = {"hate": "harmful", "neutral": "benign"}
+GROUPS = (
+    "asian",
+    "black",
+    "chinese",
+    "jewish",
+    "latino",
+    "lgbtq",
+    "mental dis",
+    "mexican",
+    "middle-eastern",
+    "muslim",
+    "native-american",
+    "physical dis",
+    "women",
+)
+# Only the short commit of microsoft/SafeNLP is known (README of the reference data).
+_SOURCE = "https://raw.githubusercontent.com/microsoft/SafeNLP/e351b6c/data"
+
+
+class ToxiGenOptions(DatasetOptions):
+    """The annotated ToxiGen subset has no options."""
+
+    def file_names(self) -> tuple[str, ...]:
+        return (FILE,)
 
 
 def read_toxigen(files: Mapping[str, Path], options: DatasetOptions) -> ParsedRows:
     """Every entry of the JSON list as a LabelledItem; nothing is skipped."""
-    path = files[_FILE]
+    path = files[FILE]
     try:
         rows = json.loads(read_text(path))
     except json.JSONDecodeError as exc:
@@ -66,3 +91,31 @@ def _item(row: Any, where: str) -> LabelledItem:
             )
         ),
     )
+
+
+ENTRY = DatasetEntry(
+    card=PluginCard(
+        kind="dataset",
+        name="toxigen",
+        title="ToxiGen (annotated)",
+        summary="ToxiGen human-annotated subset (Hartvigsen et al. 2022): hate / neutral, "
+        "13 groups.",
+        shape="labelled",
+        citation="Hartvigsen et al. 2022, ToxiGen (ACL); subset as in Hosseini et al. 2023.",
+    ),
+    options=ToxiGenOptions,
+    target=f"{__name__}:read_toxigen",
+    files=(
+        RemoteFile(
+            FILE,
+            f"{_SOURCE}/toxiGen.json",
+            "42863b997f545833b8c9bfe7fc950aeaccc274d49f7386384db147face745fc3",
+            1661792,
+        ),
+    ),
+    folder="toxigen",
+    groups=GROUPS,
+    size="6,514 sentences (2,767 hate, 3,747 neutral)",
+    source="microsoft/SafeNLP @e351b6c, data/toxiGen.json",
+    licence="MIT",
+)

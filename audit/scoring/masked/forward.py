@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from audit.scoring.masked_last_layer import last_layer_at, without_last_layer
+from audit.scoring.masked.last_layer import last_layer_at, without_last_layer
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel

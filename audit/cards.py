@@ -1,0 +1,60 @@
+"""What a plug-in says about itself: the card a report prints and results.json keeps.
+
+Every registry entry carries a `PluginCard`; `audit run` writes the cards of the plug-ins
+it used into results.json, so reports and comparisons need no registry to explain them.
+Pure pydantic, no other import.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PluginKind = Literal["dataset", "scorer", "measure", "variant_method", "extrinsic_task"]
+
+#: Roles a plug-in may declare; report code asks for roles, never for names.
+#: - headline: may head a dataset's summary sentence (first headline measure in
+#:   registration order wins);
+#: - group_chart: its per-group values are drawn as a chart;
+#: - diagnostic: shown in its own table, not among the headline estimates;
+#: - intrinsic / extrinsic: Kaneko et al. 2022's two families of bias measures;
+#: - resamplable: the cross-model studies (robustness, comparison) can redraw it;
+#: - corpus: measures a text corpus, not a model.
+Role = Literal[
+    "headline", "group_chart", "diagnostic", "intrinsic", "extrinsic", "resamplable", "corpus"
+]
+
+
+class PluginCard(BaseModel):
+    """A plug-in's own description. Measures fill every field; other kinds may leave the
+    long texts empty."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    kind: PluginKind
+    name: str
+    title: str = Field(description="Display name, e.g. 'Bias score (indicator)'.")
+    summary: str = Field(description="One line for listings.")
+    shape: str = Field(
+        description="The input it takes or gives: pairs, labelled, templates, corpus, ..."
+    )
+    roles: tuple[Role, ...] = ()
+    ideal_value: float | None = Field(
+        default=None,
+        description="The unbiased value on the measure's scale, None when it has none.",
+    )
+    what: str = ""
+    inputs: str = ""
+    direction: str = ""
+    ideal: str = ""
+    citation: str = ""
+    limitations: tuple[str, ...] = ()
+
+    def has_role(self, role: Role) -> bool:
+        return role in self.roles
+
+    @property
+    def short_title(self) -> str:
+        """The title without its parenthesis: a column heading."""
+        return self.title.split(" (", 1)[0]

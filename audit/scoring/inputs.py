@@ -1,0 +1,171 @@
+"""What a scorer reads from each item and how it is called, per input shape.
+
+A scorer's shape (`ScorerInfo.unit`: sentence, pair or template) decides which cache
+entries an item needs and which score of which entry each side of the item gets. One
+`ScorerInput` per shape says both, so the runner that fills the cache and the table that
+reads it back agree on the entries, and the runner scores every unit the same way
+whatever its scorer's input:
+
+- sentence: one entry per sentence (a pair item's st, at and unrelated sentence, or a
+  labelled item's text);
+- pair: one entry per pair item (st, at), holding both sides' scores;
+- template: one entry per template item, keyed by its slots (attribute, targets).
+
+Entry keys are `cache.text_key(texts)` of exactly these texts, as they always were.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from audit.data.items import LabelledItem, PairItem, TemplateSlots
+from audit.scoring.base import ProgressCallback, Scorer, ScorerOptions, ScorerShape, SentenceScore
+from audit.scoring.cache import Entry, text_key
+
+if TYPE_CHECKING:
+    from audit.models.loaded import LoadedModel
+
+Side = Literal["st", "at", "unrelated", "sentence"]
+Item = PairItem | LabelledItem
+
+#: First text of a template entry: keeps slot keys apart from sentence-pair keys.
+TEMPLATE_MARK = "[template slots]"
+
+
+@dataclass(frozen=True)
+class SideRef:
+    """Where one side of an item finds its score: entry `texts`, score number `index`."""
+
+    side: Side
+    texts: tuple[str, ...]
+    index: int
+
+    @property
+    def key(self) -> str:
+        return text_key(self.texts)
+
+
+class ScorerInput:
+    """Base of the three input shapes: the entries an item needs and the scoring call."""
+
+    shape: ScorerShape
+
+    def sides(self, item: Item) -> list[SideRef]:
+        """Every side of `item` and the entry it reads, in table order."""
+        raise NotImplementedError
+
+    def work(self, texts: tuple[str, ...]) -> int:
+        """Sentences an entry scores (progress counts these)."""
+        return len(texts)
+
+    def score(
+        self,
+        scorer: Scorer,
+        model: LoadedModel,
+        batch: Sequence[tuple[str, ...]],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[Entry]:
+        """The entries of `batch` (entry texts), in order."""
+        raise NotImplementedError
+
+    def _pair_only(self, item: Item) -> PairItem:
+        if not isinstance(item, PairItem):
+            raise TypeError(f"a {self.shape} scorer cannot score the labelled item {item.item_id}")
+        return item
+
+
+class SentenceInput(ScorerInput):
+    shape: ScorerShape = "sentence"
+
+    def sides(self, item: Item) -> list[SideRef]:
+        if isinstance(item, LabelledItem):
+            return [SideRef("sentence", (item.text,), 0)]
+        refs = [SideRef("st", (item.stereotype,), 0), SideRef("at", (item.anti_stereotype,), 0)]
+        if item.unrelated is not None:
+            refs.append(SideRef("unrelated", (item.unrelated,), 0))
+        return refs
+
+    def score(
+        self,
+        scorer: Scorer,
+        model: LoadedModel,
+        batch: Sequence[tuple[str, ...]],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[Entry]:
+        texts = [t[0] for t in batch]
+        scores = scorer.score_sentences(model, texts, options=options, progress=progress)
+        return [(s,) for s in scores]
+
+
+class PairInput(ScorerInput):
+    shape: ScorerShape = "pair"
+
+    def sides(self, item: Item) -> list[SideRef]:
+        pair = self._pair_only(item)
+        texts = (pair.stereotype, pair.anti_stereotype)
+        return [SideRef("st", texts, 0), SideRef("at", texts, 1)]
+
+    def score(
+        self,
+        scorer: Scorer,
+        model: LoadedModel,
+        batch: Sequence[tuple[str, ...]],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[Entry]:
+        pairs = [(t[0], t[1]) for t in batch]
+        return list(scorer.score_pairs(model, pairs, options=options, progress=progress))
+
+
+class TemplateInput(ScorerInput):
+    shape: ScorerShape = "template"
+
+    def sides(self, item: Item) -> list[SideRef]:
+        pair = self._pair_only(item)
+        if pair.probe is None:
+            raise ValueError(f"item {pair.item_id} has no template slots")
+        probe = pair.probe
+        texts = (TEMPLATE_MARK, probe.attribute, probe.target_st, probe.target_at)
+        return [SideRef("st", texts, 0), SideRef("at", texts, 1)]
+
+    def work(self, texts: tuple[str, ...]) -> int:
+        """The two targets: progress counts template x item combinations."""
+        return 2
+
+    def score(
+        self,
+        scorer: Scorer,
+        model: LoadedModel,
+        batch: Sequence[tuple[str, ...]],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[Entry]:
+        slots = [TemplateSlots(*t[1:]) for t in batch]
+        return list(scorer.score_slots(model, slots, options=options, progress=progress))
+
+
+INPUTS: Mapping[ScorerShape, ScorerInput] = {
+    "sentence": SentenceInput(),
+    "pair": PairInput(),
+    "template": TemplateInput(),
+}
+
+
+def scorer_input(shape: ScorerShape) -> ScorerInput:
+    """The input of scorers of `shape`."""
+    return INPUTS[shape]
+
+
+def side_scores(
+    sides: Sequence[SideRef], entries: Mapping[str, Entry]
+) -> list[tuple[Side, SentenceScore]]:
+    """Each side's score, read from the entries."""
+    return [(ref.side, entries[ref.key][ref.index]) for ref in sides]

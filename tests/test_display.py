@@ -1,0 +1,103 @@
+"""The displays the engine reports progress to: what each writes, and when."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from audit import display as display_module
+from audit.display import PlainDisplay, RichDisplay, SilentDisplay, make_display
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(display_module.time, "monotonic", fake)
+    return fake
+
+
+def _lines(stream: io.StringIO) -> list[str]:
+    """The lines written, without their [HH:MM:SS] time stamps."""
+    return [re.sub(r"^\[\d\d:\d\d:\d\d\] ", "", line) for line in stream.getvalue().splitlines()]
+
+
+def test_silent_display_records_messages_and_stages() -> None:
+    shown = SilentDisplay()
+    shown.stage("scoring")
+    shown.start("k", "unit", 3)
+    shown.advance("k", 3)
+    shown.finish("k")
+    shown.info("loaded")
+    shown.warn("slow")
+    assert shown.messages == ["stage scoring", "loaded", "warning: slow"]
+
+
+def test_plain_display_throttles_progress_lines_and_gives_rate_and_eta(clock: FakeClock) -> None:
+    stream = io.StringIO()
+    shown = PlainDisplay(stream, interval=10.0)
+    shown.stage("scoring")
+    shown.start("k", "m x d x ll", 100)
+    clock.now += 5
+    shown.advance("k", 10)  # within the interval: no line
+    clock.now += 5
+    shown.advance("k", 10)  # 20 done in 10 s: 2/s, 80 left -> ETA 40 s
+    clock.now += 1
+    shown.advance("k", 80)  # 1 s after the last line: no line
+    clock.now += 1
+    shown.finish("k")
+    assert _lines(stream) == [
+        "== scoring",
+        "m x d x ll: 0/100",
+        "m x d x ll: 20/100 (2.0/s, ETA 40s)",
+        "m x d x ll: 100/100 done in 12.0s",
+    ]
+
+
+def test_plain_display_info_and_warning_lines(clock: FakeClock) -> None:
+    stream = io.StringIO()
+    shown = PlainDisplay(stream)
+    shown.info("crows_pairs: 1508 items")
+    shown.warn("no GPU")
+    assert _lines(stream) == ["crows_pairs: 1508 items", "warning: no GPU"]
+    assert re.match(r"^\[\d\d:\d\d:\d\d\] ", stream.getvalue())
+
+
+def test_plain_display_keeps_tasks_apart(clock: FakeClock) -> None:
+    stream = io.StringIO()
+    shown = PlainDisplay(stream, interval=0.0)
+    shown.start("a", "first", 2)
+    shown.start("b", "second", 4)
+    clock.now += 1
+    shown.advance("b", 2)
+    shown.finish("a")
+    assert _lines(stream)[2:] == ["second: 2/4 (2.0/s, ETA 1s)", "first: 0/2 done in 1.0s"]
+
+
+def test_make_display_is_plain_off_a_terminal() -> None:
+    assert isinstance(make_display(io.StringIO()), PlainDisplay)
+
+
+def test_make_display_draws_bars_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    shown = make_display(Terminal())
+    try:
+        assert isinstance(shown, RichDisplay)
+        shown.start("k", "unit", 2)
+        shown.advance("k", 2)
+        shown.finish("k")
+    finally:
+        assert isinstance(shown, RichDisplay)
+        shown.close()
