@@ -21,20 +21,6 @@ from audit.results import AuditResult, Gate, GateVerdict, Measurement, Verdict
 GATE_FAILURE_EXIT_CODE = 3
 
 
-def gate_band(
-    within: Sequence[float] | None, minimum: float | None, maximum: float | None
-) -> tuple[float | None, float | None]:
-    """The accepted band of a gate given as `within: [low, high]`, `min` and/or `max`:
-    (low, high), None for an open side."""
-    low = within[0] if within is not None else None
-    high = within[1] if within is not None else None
-    if minimum is not None:
-        low = minimum if low is None else max(low, minimum)
-    if maximum is not None:
-        high = maximum if high is None else min(high, maximum)
-    return low, high
-
-
 def describe_band(low: float | None, high: float | None) -> str:
     """The band in words: 'within [45, 55]', '>= 0.4' or '<= 10'."""
     if low is not None and high is not None:

@@ -12,6 +12,8 @@ ids flatten to `scorer.name`, `scorer.label`, `measure.name`, ...).
 
 from __future__ import annotations
 
+import builtins
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -165,6 +167,25 @@ class Gate(Record):
     group: str = "all"
     low: float | None = None
     high: float | None = None
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        within: Sequence[float] | None = None,
+        min: float | None = None,
+        max: float | None = None,
+        **where: Any,
+    ) -> Gate:
+        """A gate as a spec writes it (`within: [low, high]`, `min`, `max`), its band
+        resolved: `within` narrowed by `min` and `max`, None for an open side."""
+        low = within[0] if within is not None else None
+        high = within[1] if within is not None else None
+        if min is not None:
+            low = min if low is None else builtins.max(low, min)
+        if max is not None:
+            high = max if high is None else builtins.min(high, max)
+        return cls(**where, low=low, high=high)
 
 
 class GateVerdict(Record):

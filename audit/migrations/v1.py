@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from audit.errors import AuditUserError
-from audit.gates import evaluate_gates, gate_band
+from audit.gates import evaluate_gates
 from audit.ids import PluginId, label_of
 from audit.migrations.v1_cards import v1_cards
 from audit.results import AuditResult, Gate
@@ -45,16 +45,7 @@ class V1Gate(BaseModel):
         return self
 
     def gate(self) -> Gate:
-        low, high = gate_band(self.within, self.min, self.max)
-        return Gate(
-            measure=self.measure,
-            dataset=self.dataset,
-            model=self.model,
-            scorer=self.scorer,
-            group=self.group,
-            low=low,
-            high=high,
-        )
+        return Gate.of(**self.model_dump())
 
 
 def _refs(items: Any) -> list[PluginId]:

@@ -250,29 +250,9 @@ class GateSpec(Strict):
             )
         return self
 
-    def band(self) -> tuple[float | None, float | None]:
-        """The accepted band (low, high), None for an open side: `within` narrowed by
-        `min` and `max`."""
-        low = self.within[0] if self.within is not None else None
-        high = self.within[1] if self.within is not None else None
-        if self.min is not None:
-            low = self.min if low is None else max(low, self.min)
-        if self.max is not None:
-            high = self.max if high is None else min(high, self.max)
-        return low, high
-
     def to_gate(self) -> Gate:
         """The gate as results.json records it (band resolved)."""
-        low, high = self.band()
-        return Gate(
-            measure=self.measure,
-            dataset=self.dataset,
-            model=self.model,
-            scorer=self.scorer,
-            group=self.group,
-            low=low,
-            high=high,
-        )
+        return Gate.of(**self.model_dump())
 
 
 def _num(value: float) -> str:

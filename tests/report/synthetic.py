@@ -17,7 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from audit.cards import PluginCard
-from audit.gates import evaluate_gates, gate_band
+from audit.gates import evaluate_gates
 from audit.ids import PluginId
 from audit.migrations.v1_cards import v1_cards
 from audit.results import (
@@ -184,9 +184,7 @@ def _m(model: str, dataset: str, scorer: str, measure: str, group: str, **kw: An
 
 def gate(spec: dict[str, Any]) -> Gate:
     """A gate as a spec gives it (`within`, `min`, `max`) with its band resolved."""
-    band = gate_band(spec.get("within"), spec.get("min"), spec.get("max"))
-    rest = {k: v for k, v in spec.items() if k not in ("within", "min", "max")}
-    return Gate(**rest, low=band[0], high=band[1])
+    return Gate.of(**spec)
 
 
 def cards_for(measurements: list[Measurement], datasets: list[str]) -> list[PluginCard]:
