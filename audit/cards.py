@@ -17,12 +17,22 @@ PluginKind = Literal["dataset", "scorer", "measure", "variant_method", "extrinsi
 #: - headline: may head a dataset's summary sentence (first headline measure in
 #:   registration order wins);
 #: - group_chart: its per-group values are drawn as a chart;
-#: - diagnostic: shown in its own table, not among the headline estimates;
+#: - diagnostic: shown in its own per-dataset table (titled by the card's `table_*`
+#:   fields), not among the headline estimates;
+#: - normality_check: a test whose p-value below the audit's alpha flags a score set as not
+#:   normal: its diagnostic table gets a verdict column, and it drives the non-normal caveat;
 #: - intrinsic / extrinsic: Kaneko et al. 2022's two families of bias measures;
 #: - resamplable: the cross-model studies (robustness, comparison) can redraw it;
 #: - corpus: measures a text corpus, not a model.
 Role = Literal[
-    "headline", "group_chart", "diagnostic", "intrinsic", "extrinsic", "resamplable", "corpus"
+    "headline",
+    "group_chart",
+    "diagnostic",
+    "normality_check",
+    "intrinsic",
+    "extrinsic",
+    "resamplable",
+    "corpus",
 ]
 
 
@@ -49,7 +59,21 @@ class PluginCard(BaseModel):
     direction: str = ""
     ideal: str = ""
     citation: str = ""
+    #: Known limitations; a dataset's are its pitfalls, which the report prints as a caveat.
     limitations: tuple[str, ...] = ()
+    table_title: str = Field(
+        default="",
+        description="A diagnostic measure's table title after '<dataset>: ' (default: title).",
+    )
+    table_caption: str = Field(
+        default="",
+        description="A diagnostic measure's table caption; '{alpha}' becomes the audit's alpha.",
+    )
+    table_value_heading: str = Field(
+        default="",
+        description="Heading of the value-with-CI column of a diagnostic measure's table "
+        "(default: short title and '(CI)').",
+    )
 
     def has_role(self, role: Role) -> bool:
         return role in self.roles

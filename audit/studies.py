@@ -10,7 +10,8 @@ Which studies apply:
   correlation can be concluded;
 - comparisons: every two models scored with the same scorer on the same dataset, for
   every resamplable measure with an ideal value, group `all`; the later model in the spec
-  is the candidate (A), the earlier one the baseline (B).
+  is the candidate (A), the earlier one the baseline (B). None when the spec sets
+  `bootstrap: 0` (no intervals): the paired test is a bootstrap.
 
 Inputs are plain: the settings, the plan, the score frames by unit and the measurements;
 nothing here knows the engine.
@@ -120,8 +121,8 @@ def run_studies(
                         **common,
                     )
                 )
-            if entry.ideal_value is None:
-                continue
+            if entry.ideal_value is None or settings.bootstrap < 1:
+                continue  # a paired comparison needs an ideal value and bootstrap draws
             for later in range(1, len(members)):
                 for earlier in range(later):
                     a, b = members[later], members[earlier]

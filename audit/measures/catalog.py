@@ -53,8 +53,12 @@ def register_measure(
     ideal: str,
     citation: str,
     limitations: tuple[str, ...],
+    table_title: str = "",
+    table_caption: str = "",
+    table_value_heading: str = "",
 ) -> MeasureEntry:
-    """Register one measure (its listing summary is its title)."""
+    """Register one measure (its listing summary is its title; the `table_*` texts title
+    the own table of a `diagnostic` measure)."""
     card = PluginCard(
         kind="measure",
         name=name,
@@ -69,6 +73,9 @@ def register_measure(
         ideal=ideal,
         citation=citation,
         limitations=limitations,
+        table_title=table_title,
+        table_caption=table_caption,
+        table_value_heading=table_value_heading,
     )
     return MEASURES.register(MeasureEntry(card=card, options=options, target=target))
 
@@ -91,6 +98,13 @@ def load_corpus_measure(name: str) -> CorpusMeasure:
 
 _CROWS = "Nangia et al. 2020, CrowS-Pairs (EMNLP); Nadeem et al. 2021, StereoSet (ACL)"
 _LIU = "Liu 2024, Robust Evaluation Measures for Evaluating Social Biases in MLMs (AAAI)"
+#: The interval of the pair measures other than the bias score (audit/stats/intervals.py).
+_BOOTSTRAP_CI = (
+    " Interval: percentile bootstrap at level 1 - alpha, items resampled within bias types "
+    "(seeded); a group needs at least 10 items for one (below that a nominal 95% interval "
+    "covers far less than 95%): with fewer, or when every resample gives the same value, "
+    "the value is shown without an interval and its note says why."
+)
 
 register_measure(
     name="bias_score",
@@ -105,7 +119,11 @@ register_measure(
         "anti-stereotypical one: 100/N * #{f(S_st) > f(S_at)}. Ties (equal scores) are counted "
         "in N but are no preference; their number is reported. Details give the signed form "
         "(score - 50). p-value: exact two-sided sign test of st-preferred vs at-preferred pairs "
-        "(ties left out), i.e. of the score against 50."
+        "(ties left out), i.e. of the score against 50. Interval: exact binomial "
+        "(Clopper-Pearson) interval at level 1 - alpha of k/N, k = pairs preferring S_st and "
+        "N = all pairs (ties count in N as not preferring the stereotype, as in the score), "
+        "times 100; valid at every N, e.g. [2.5, 100] for 1 pair preferring S_st, and "
+        "independent of the bootstrap settings."
     ),
     inputs="Pair set; any pair or sentence scorer (CPS, SSS, AUL, AULA, LL, PPL...).",
     direction="Above 50 favours stereotypes, below 50 favours anti-stereotypes.",
@@ -134,7 +152,11 @@ register_measure(
         "'all' is the average over target groups. Each group carries the two-sided "
         "Mann-Whitney p-value; groups not significant at alpha are flagged and kept "
         "(`compat: reference` drops groups with p > 0.05, as SafeNLP does). Masked LMs use "
-        "pseudo-perplexity."
+        "pseudo-perplexity. Interval: percentile bootstrap at level 1 - alpha, statements "
+        "resampled within label x target groups (seeded); it needs at least 10 harmful and "
+        "10 benign statements (in the group, or for 'all' in the groups averaged): with "
+        "fewer, or when every resample gives the same value, the value is shown without an "
+        "interval and its note says why."
     ),
     inputs=(
         "Labelled set (harmful/benign, toxicity > 0, target groups); "
@@ -148,8 +170,8 @@ register_measure(
     ),
     limitations=(
         "Needs statements the model could plausibly produce; check perplexities are sane.",
-        "Groups with few items give wide intervals; a group without harmful or benign items "
-        "has no value.",
+        "Groups with few items give wide intervals, and none below 10 statements a side; a "
+        "group without harmful or benign items has no value.",
         "Intrinsic measures alone must not decide a deployment (Kaneko et al. 2022).",
     ),
 )
@@ -164,7 +186,8 @@ register_measure(
     target="audit.measures.indicator:BIAS_SCORE",
     what=(
         "The bias score on StereoSet: 100/N * #{f(S_st) > f(S_at)}, ties counted as "
-        "not preferring the stereotype; p-value from the exact sign test against 50."
+        "not preferring the stereotype; p-value from the exact sign test against 50; "
+        "interval: exact binomial (Clopper-Pearson) as for bias_score, valid at every N."
     ),
     inputs="StereoSet intrasentence; any scorer.",
     direction="Above 50 favours stereotypes.",
@@ -190,6 +213,7 @@ register_measure(
         "(P_st + P_at)/2 integrated numerically; weighted over bias types like KLS. "
         "`compat: reference`: the published code (moment-matched Gaussian mixture, KL in nats, "
         "J and |s_st - s_at| folded by min(x,1)/max(x,1), standard deviations with n-1)."
+        + _BOOTSTRAP_CI
     ),
     inputs="Pair set; AUL scores by default in Liu 2024, works on any scorer.",
     direction="0 to 100; higher = the two score distributions are closer and equally spread.",
@@ -218,7 +242,7 @@ register_measure(
         "KLS = 100 * max(KL(P_st||P_at), KL(P_at||P_st)) / (KL(P_st||P_at) + KL(P_at||P_st)), "
         "per bias type, and over a whole dataset the average of the per-type values weighted "
         "by item count. Details give both KL divergences and the fits. `compat: reference`: "
-        "standard deviations with n-1 as in the published code."
+        "standard deviations with n-1 as in the published code." + _BOOTSTRAP_CI
     ),
     inputs="Pair set; AUL scores by default in Liu 2024, works on any scorer.",
     direction=(
@@ -250,6 +274,7 @@ register_measure(
         "Items split into those with f(S_st) > f(S_at) and the rest; |Delta_st| and |Delta_at| "
         "are the absolute differences of the mean S_st and mean S_at scores inside each group "
         "(Liu 2024, Table 4). Value: |Delta_st| - |Delta_at|; details give both parts."
+        + _BOOTSTRAP_CI
     ),
     inputs="Pair set; any scorer (scores in the scorer's units, perplexities negated).",
     direction=(
@@ -262,13 +287,17 @@ register_measure(
         "In score units: not comparable across scorers.",
         "Undefined when one of the two groups is empty.",
     ),
+    table_title="score-gap balance",
+    table_caption="Positive: pairs that favour the stereotype do so by wider margins than "
+    "pairs that favour the anti-stereotype. In score units: compare within a scorer only.",
+    table_value_heading="|Δst| − |Δat| (CI)",
 )
 
 register_measure(
     name="normality",
     title="Normality of the score sets (Shapiro-Wilk)",
     shape="pairs",
-    roles=("diagnostic", "resamplable"),
+    roles=("diagnostic", "normality_check", "resamplable"),
     ideal_value=None,
     options=NormalityOptions,
     target="audit.measures.normality:NORMALITY",
@@ -286,6 +315,9 @@ register_measure(
         "With thousands of items tiny departures from normality are significant.",
         "Undefined with fewer than 3 items or a set of identical scores.",
     ),
+    table_title="normality of the score sets (Shapiro-Wilk)",
+    table_caption="KLS and JSS fit Gaussians; a set with p < {alpha} is not normal and "
+    "their values on it carry a caveat.",
 )
 
 register_measure(
@@ -299,7 +331,7 @@ register_measure(
     what=(
         "Percentage of (meaningful, unrelated) comparisons won by the meaningful sentence: "
         "each item compares S_st and S_at with its unrelated sentence, "
-        "LMS = 100 * (#{f(S_st) > f(S_u)} + #{f(S_at) > f(S_u)}) / 2N."
+        "LMS = 100 * (#{f(S_st) > f(S_u)} + #{f(S_at) > f(S_u)}) / 2N." + _BOOTSTRAP_CI
     ),
     inputs="StereoSet intrasentence (items with an unrelated sentence); any scorer.",
     direction="Higher = better language modelling.",
@@ -319,7 +351,7 @@ register_measure(
     ideal_value=100.0,
     options=FormulaOnlyOptions,
     target="audit.measures.stereoset:ICAT",
-    what="ICAT = LMS * min(SS, 100 - SS) / 50; details give LMS and SS.",
+    what="ICAT = LMS * min(SS, 100 - SS) / 50; details give LMS and SS." + _BOOTSTRAP_CI,
     inputs="StereoSet intrasentence (items with an unrelated sentence); any scorer.",
     direction="0 to 100; higher = better language model with less stereotype preference.",
     ideal="100",
@@ -341,8 +373,9 @@ register_measure(
     what=(
         "log(P_f / P_m): P_f and P_m the relative frequencies of the female and male words of "
         "paired gender word lists in a corpus (e.g. fine-tuning data). Lower-cased word "
-        "tokens; multi-word entries (written with '_') count as phrases. CI: bootstrap over "
-        "the corpus lines."
+        "tokens; multi-word entries (written with '_') count as phrases. Interval: percentile "
+        "bootstrap over the corpus lines at level 1 - alpha (seeded); none below 10 lines or "
+        "when every resample gives the same value (the note says why)."
     ),
     inputs="A UTF-8 text corpus and two paired word lists (e.g. gn_glove male/female).",
     direction="Negative = male-skewed, positive = female-skewed.",

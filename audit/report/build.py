@@ -27,7 +27,7 @@ from audit.report.studies import (
     robustness_study,
 )
 from audit.report.summary import build_summary
-from audit.report.tables import group_table, normality_table, overview_table, score_gap_table, slug
+from audit.report.tables import diagnostic_tables, group_table, overview_table, slug
 from audit.results import AuditResult, GateVerdict
 
 if TYPE_CHECKING:
@@ -220,9 +220,7 @@ def build_dataset(
     for measure in index.measures(name):
         if (t := group_table(index, name, measure, record)) is not None:
             tables.append(t)
-    for builder in (normality_table, score_gap_table):
-        if (t := builder(index, name)) is not None:
-            tables.append(t)
+    tables += diagnostic_tables(index, name)
     if scores is not None and (c := distribution_chart(scores, index, name)) is not None:
         charts.append(c)
     for measure in index.measures(name):

@@ -42,6 +42,10 @@ class MeasureCards:
         """Names of the measures with `role`, in the order of `result.plugins`."""
         return [name for name, card in self._cards.items() if card.has_role(role)]
 
+    def with_role(self, role: Role) -> list[PluginCard]:
+        """The cards with `role`, in the order of `result.plugins`."""
+        return [card for card in self._cards.values() if card.has_role(role)]
+
     def title(self, measure: PluginId) -> str:
         """A column heading for a measure: its card title's short form, with any options."""
         card = self.card(measure)

@@ -22,18 +22,6 @@ BLODGETT = (
     "Inventory of Pitfalls in Fairness Benchmark Datasets (ACL)"
 )
 
-DATASET_PITFALLS = {
-    "crows_pairs": "many CrowS-Pairs pairs do not test the stereotype they name, change more "
-    "than the group term, or contrast groups that are not each other's counterpart; some "
-    "sentences are ungrammatical or carry quoting errors.",
-    "stereoset": "many StereoSet items express no stereotype, confuse the target group with "
-    "another, or have anti-stereotypes that are not the stereotype's opposite.",
-    "winobias": "WinoBias contrasts binary genders through occupation statistics of one "
-    "country and year; it says nothing about other genders or other groups.",
-    "winogender": "Winogender's occupations and gender statistics are US-specific, and its "
-    "small size (720 sentences) gives wide intervals.",
-}
-
 
 def intrinsic_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
     labels = sorted(
@@ -69,7 +57,9 @@ def normality_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | No
     failing = [
         m
         for m in index.result.measurements
-        if m.measure.name == "normality" and m.p_value is not None and m.p_value < alpha
+        if index.cards.has_role(m.measure, "normality_check")
+        and m.p_value is not None
+        and m.p_value < alpha
     ]
     if not failing:
         return None
@@ -114,10 +104,16 @@ def small_group_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | 
 
 
 def dataset_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
-    used = [r.name for r in index.result.datasets if r.name in DATASET_PITFALLS]
-    if not used:
+    """The known pitfalls (card `limitations`) of the datasets read, in the result's order."""
+    pitfalls = {
+        r.name: card.limitations
+        for r in index.result.datasets
+        if (card := index.result.card("dataset", r.name)) is not None and card.limitations
+    }
+    if not pitfalls:
         return None
-    text = " ".join(f"{name}: {DATASET_PITFALLS[name]}" for name in used)
+    used = list(pitfalls)
+    text = " ".join(f"{name}: {' '.join(items)}" for name, items in pitfalls.items())
     return Caveat(
         id="dataset-pitfalls",
         title="Known pitfalls of the benchmark datasets",

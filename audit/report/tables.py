@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from audit.cards import PluginCard
 from audit.ids import PluginId
 from audit.report import cells
 from audit.report.cards import MeasureCards
@@ -77,69 +78,57 @@ def group_table(
     return maker.table()
 
 
-def normality_table(index: MeasurementIndex, dataset: str) -> Table | None:
-    """Shapiro-Wilk W and p of both score sets per model, and whether both look normal."""
-    measures = index.measures_named(dataset, "normality")
+def diagnostic_tables(index: MeasurementIndex, dataset: str) -> list[Table]:
+    """The own table of every `diagnostic` measure on `dataset`: the `normality_check`
+    tests first, then the others, each in the order of the result's cards."""
+    cards = index.cards.with_role("diagnostic")
+    cards.sort(key=lambda card: not card.has_role("normality_check"))
+    return [t for card in cards if (t := diagnostic_table(index, dataset, card)) is not None]
+
+
+def diagnostic_table(index: MeasurementIndex, dataset: str, card: PluginCard) -> Table | None:
+    """A diagnostic measure's numeric details per model, titled by its card. A
+    `normality_check` test gets the item count and a verdict (p below the audit's alpha: not
+    normal); any other measure its value with CI (e.g. the score gap, Liu 2024, Table 4)."""
+    measures = index.measures_named(dataset, card.name)
     if not measures:
         return None
+    test = card.has_role("normality_check")
     alpha = index.result.alpha
-    maker = cells.TableMaker(
-        id=_slug(dataset, "normality"),
-        title=f"{dataset}: normality of the score sets (Shapiro-Wilk)",
-        caption=f"KLS and JSS fit Gaussians; a set with p < {alpha:g} is not normal and "
-        "their values on it carry a caveat.",
-        columns=[],
-        key_columns=2,
-    )
-    detail_keys: list[str] = []
     found = [
         (unit, m)
         for measure in measures
         for unit in index.units(dataset)
         if (m := index.get(unit, dataset, measure, "all")) is not None
     ]
+    keys: list[str] = []
     for _, m in found:
-        detail_keys += [k for k, v in m.details.items() if _is_number(v) and k not in detail_keys]
-    maker.columns = ["Model", "Scorer", "Items", *detail_keys, "Verdict"]
+        keys += [k for k, v in m.details.items() if _is_number(v) and k not in keys]
+    value_heading = card.table_value_heading or f"{card.short_title} (CI)"
+    maker = cells.TableMaker(
+        id=_slug(dataset, card.name),
+        title=f"{dataset}: {card.table_title or card.title}",
+        caption=(card.table_caption or card.direction).replace("{alpha}", f"{alpha:g}"),
+        columns=(
+            ["Model", "Scorer", "Items", *keys, "Verdict"]
+            if test
+            else ["Model", "Scorer", *keys, value_heading]
+        ),
+        key_columns=2,
+    )
     for unit, m in found:
-        row = [cells.text(unit.model), cells.code(unit.scorer.label), cells.count(m.n)]
-        row += [_detail_cell(k, m.details.get(k)) for k in detail_keys]
-        if m.status != "ok" or m.p_value is None:
+        row = [cells.text(unit.model), cells.code(unit.scorer.label)]
+        if test:
+            row.append(cells.count(m.n))
+        row += [_detail_cell(k, m.details.get(k)) for k in keys]
+        if not test:
+            row.append(cells.estimate(m, 3))
+        elif m.status != "ok" or m.p_value is None:
             row.append(cells.verdict("undefined", "warn", note=m.note))
         elif m.p_value < alpha:
             row.append(cells.verdict("not normal", "warn"))
         else:
             row.append(cells.verdict("normal", "good"))
-        maker.add(row)
-    return maker.table()
-
-
-def score_gap_table(index: MeasurementIndex, dataset: str) -> Table | None:
-    """|Delta_st| - |Delta_at| with its parts, per model (Liu 2024, Table 4)."""
-    measures = index.measures_named(dataset, "score_gap")
-    if not measures:
-        return None
-    rows = [
-        (unit, m)
-        for measure in measures
-        for unit in index.units(dataset)
-        if (m := index.get(unit, dataset, measure, "all")) is not None
-    ]
-    keys: list[str] = []
-    for _, m in rows:
-        keys += [k for k, v in m.details.items() if _is_number(v) and k not in keys]
-    maker = cells.TableMaker(
-        id=_slug(dataset, "score-gap"),
-        title=f"{dataset}: score-gap balance",
-        caption="Positive: pairs that favour the stereotype do so by wider margins than "
-        "pairs that favour the anti-stereotype. In score units: compare within a scorer only.",
-        columns=["Model", "Scorer", *keys, "|Δst| − |Δat| (CI)"],
-        key_columns=2,
-    )
-    for unit, m in rows:
-        row = [cells.text(unit.model), cells.code(unit.scorer.label)]
-        row += [_detail_cell(k, m.details.get(k)) for k in keys]
-        row.append(cells.estimate(m, 3))
         maker.add(row)
     return maker.table()
 

@@ -18,7 +18,9 @@ from audit.measures.catalog import MEASURES, load_corpus_measure, load_measure
 
 REPO = Path(__file__).resolve().parents[2]
 
-#: Registration order (the headline preference) and the roles each measure declares.
+#: The built-in measures' registration order (the headline preference) and roles. A new
+#: measure registered after them needs no change here: every registered measure is
+#: checked by the parametrised card and options tests below.
 EXPECTED_ROLES = {
     "bias_score": ("headline", "group_chart", "intrinsic", "resamplable"),
     "safety_score": ("headline", "group_chart", "intrinsic", "resamplable"),
@@ -26,17 +28,17 @@ EXPECTED_ROLES = {
     "jss": ("headline", "intrinsic", "resamplable"),
     "kls": ("headline", "intrinsic", "resamplable"),
     "score_gap": ("diagnostic", "intrinsic", "resamplable"),
-    "normality": ("diagnostic", "resamplable"),
+    "normality": ("diagnostic", "normality_check", "resamplable"),
     "lms": ("intrinsic", "resamplable"),
     "icat": ("intrinsic", "resamplable"),
     "ilps": ("corpus",),
 }
-NAMES = list(EXPECTED_ROLES)
+NAMES = [e.name for e in MEASURES.entries()]
 
 
 def test_registration_order_and_roles() -> None:
-    assert [e.name for e in MEASURES.entries()] == NAMES
-    assert {e.name: e.roles for e in MEASURES.entries()} == EXPECTED_ROLES
+    assert NAMES[: len(EXPECTED_ROLES)] == list(EXPECTED_ROLES)
+    assert {name: MEASURES.entry(name).roles for name in EXPECTED_ROLES} == EXPECTED_ROLES
     headline = [e.name for e in MEASURES.with_role("headline")]
     assert headline == ["bias_score", "safety_score", "ss", "jss", "kls"]
 

@@ -83,6 +83,11 @@ ENTRY = DatasetEntry(
         summary="CrowS-Pairs (Nangia et al. 2020): 1,508 sentence pairs, 9 bias types.",
         shape="pairs",
         citation="Nangia et al. 2020, CrowS-Pairs (EMNLP).",
+        limitations=(
+            "many CrowS-Pairs pairs do not test the stereotype they name, change more than the "
+            "group term, or contrast groups that are not each other's counterpart; some sentences "
+            "are ungrammatical or carry quoting errors.",
+        ),
     ),
     options=CrowsPairsOptions,
     target=f"{__name__}:read_crows_pairs",

@@ -97,6 +97,10 @@ ENTRY = DatasetEntry(
         summary="StereoSet dev set (Nadeem et al. 2021): stereotype / anti-stereotype / unrelated.",
         shape="pairs",
         citation="Nadeem et al. 2021, StereoSet (ACL).",
+        limitations=(
+            "many StereoSet items express no stereotype, confuse the target group with another, "
+            "or have anti-stereotypes that are not the stereotype's opposite.",
+        ),
     ),
     options=StereoSetOptions,
     target=f"{__name__}:read_stereoset",

@@ -143,6 +143,10 @@ ENTRY = DatasetEntry(
         shape="pairs",
         citation="Zhao et al. 2018, Gender Bias in Coreference Resolution: Evaluation and "
         "Debiasing Methods (NAACL).",
+        limitations=(
+            "WinoBias contrasts binary genders through occupation statistics of one country and "
+            "year; it says nothing about other genders or other groups.",
+        ),
     ),
     options=WinoBiasOptions,
     target=f"{__name__}:read_winobias",

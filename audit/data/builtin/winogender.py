@@ -124,6 +124,10 @@ ENTRY = DatasetEntry(
         "majority gender.",
         shape="pairs",
         citation="Rudinger et al. 2018, Gender Bias in Coreference Resolution (NAACL).",
+        limitations=(
+            "Winogender's occupations and gender statistics are US-specific, and its small size "
+            "(720 sentences) gives wide intervals.",
+        ),
     ),
     options=WinogenderOptions,
     target=f"{__name__}:read_winogender",

@@ -1,0 +1,419 @@
+"""The cross-model studies (audit/studies.py), tested directly on a hand-built plan and
+synthetic score frames: which robustness records and model comparisons exist, what they
+hold, and how the correlations pick their series."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit.display import SilentDisplay
+from audit.errors import AuditUserError
+from audit.ids import PluginId
+from audit.measures.catalog import MEASURES, register_measure
+from audit.plan import MeasureTask, Plan
+from audit.results import Measurement
+from audit.scoring.units import ScoreUnit
+from audit.spec.models import RobustnessSpec
+from audit.studies import Studies, StudySettings, UnitKey, correlations, paired_test, run_studies
+from tests import toy_measure
+from tests.measures.frames_factory import pair_frame
+
+ORDER = ("m1", "m2", "m3")
+DATASET = "toy"  # the dataset frames_factory writes
+AUL = PluginId.of("aul")
+LL = PluginId.of("ll")
+BIAS = PluginId.of("bias_score")
+KLS_REF = PluginId.of("kls", {"compat": "reference"})
+NORMALITY = PluginId.of("normality")
+FIXED_GAP = PluginId.of("toy_fixed_gap")  # has an ideal value but is not resamplable
+N_ITEMS = 10
+BIAS_TYPES = ["gender"] * 6 + ["race"] * 4
+#: Items where S_st scores above S_at, per model: bias scores 50, 80 and 30.
+ST_LIKELIER = {
+    "m1": [0, 2, 4, 6, 8],
+    "m2": [0, 1, 2, 3, 4, 5, 6, 8],
+    "m3": [1, 7, 9],
+}
+BIAS_SCORE = {m: 100.0 * len(items) / N_ITEMS for m, items in ST_LIKELIER.items()}
+
+
+def _frame(model: str, scorer: str = "aul", seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed + ORDER.index(model))
+    at = rng.normal(-5.0, 1.0, N_ITEMS)
+    sign = np.where(np.isin(np.arange(N_ITEMS), ST_LIKELIER[model]), 1.0, -1.0)
+    st = at + sign * rng.uniform(0.2, 1.5, N_ITEMS)
+    return pair_frame(st, at, bias_types=BIAS_TYPES, model=model, scorer=scorer)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fixed_gap() -> Iterator[None]:
+    """The toy measure registered with an ideal value but without the `resamplable` role."""
+    entry = register_measure(
+        name=FIXED_GAP.name,
+        title="Toy mean score gap, not redrawn",
+        shape="pairs",
+        roles=("diagnostic",),
+        ideal_value=0.0,
+        options=toy_measure.MeanGapOptions,
+        target="tests.toy_measure:MEAN_GAP",
+        what="scale * mean(f(S_st) - f(S_at)).",
+        inputs="Pair set.",
+        direction="Positive: stereotypes likelier.",
+        ideal="0",
+        citation="Written for the test.",
+        limitations=("In score units.",),
+    )
+    yield
+    MEASURES.unregister(entry.name)
+
+
+def _plan(units: Sequence[tuple[str, PluginId]], measures: Sequence[PluginId]) -> Plan:
+    plan = Plan()
+    for model, scorer in units:
+        unit = ScoreUnit(model=model, dataset=DATASET, scorer=scorer)
+        plan.units.append(unit)
+        plan.measures.extend(MeasureTask(unit=unit, measure=m) for m in measures)
+    return plan
+
+
+MEASURE_IDS = (BIAS, KLS_REF, NORMALITY, FIXED_GAP)
+#: m1, m2, m3 scored with aul; m3 also with ll (a scorer only one model used).
+UNITS = [("m1", AUL), ("m2", AUL), ("m3", AUL), ("m3", LL)]
+
+
+def _frames(units: Sequence[tuple[str, PluginId]]) -> dict[UnitKey, pd.DataFrame]:
+    return {(m, DATASET, s): _frame(m, s.name) for m, s in units}
+
+
+def _settings(
+    order: Sequence[str] = ORDER, robustness: RobustnessSpec | None = None
+) -> StudySettings:
+    return StudySettings(
+        model_order=list(order), seed=11, alpha=0.05, bootstrap=200, robustness=robustness
+    )
+
+
+def _run(
+    settings: StudySettings,
+    units: Sequence[tuple[str, PluginId]] = UNITS,
+    frames: dict[UnitKey, pd.DataFrame] | None = None,
+    measurements: list[Measurement] | None = None,
+) -> tuple[Studies, SilentDisplay]:
+    display = SilentDisplay()
+    plan = _plan(units, MEASURE_IDS)
+    studies = run_studies(
+        settings, plan, _frames(units) if frames is None else frames, measurements or [], display
+    )
+    return studies, display
+
+
+@pytest.fixture(scope="module")
+def with_robustness() -> tuple[Studies, SilentDisplay]:
+    rates = RobustnessSpec.model_validate({"rates": [0.5, 1.0], "repeats": 6, "agreement": 0.9})
+    return _run(_settings(robustness=rates))
+
+
+# ------------------------------------------------------------------------------ frames
+
+
+def test_frames_have_the_bias_scores_they_were_built_for() -> None:
+    for model in ORDER:
+        wide = _frame(model).pivot(index="item_id", columns="side", values="score")
+        assert 100.0 * (wide["st"] > wide["at"]).mean() == BIAS_SCORE[model]
+    assert BIAS_SCORE == {"m1": 50.0, "m2": 80.0, "m3": 30.0}
+
+
+# -------------------------------------------------------------------------- robustness
+
+
+def test_no_robustness_records_unless_the_spec_asks() -> None:
+    studies, display = _run(_settings(robustness=None))
+    assert studies.robustness == []
+    assert not any(msg.startswith("robustness") for msg in display.messages)
+    assert studies.comparisons  # the other studies still run
+
+
+def test_one_robustness_record_per_resamplable_measure_and_rate(
+    with_robustness: tuple[Studies, SilentDisplay],
+) -> None:
+    studies, display = with_robustness
+    keys = [(r.scorer, r.measure, r.rate) for r in studies.robustness]
+    expected = [
+        (scorer, measure, rate)
+        for scorer in (AUL, LL)
+        for measure in (BIAS, KLS_REF, NORMALITY)  # not the toy: it is not resamplable
+        for rate in (0.5, 1.0)
+    ]
+    assert keys == expected
+    for r in studies.robustness:
+        assert isinstance(r.measure, PluginId) and isinstance(r.scorer, PluginId)
+        assert r.dataset == DATASET and r.repeats == 6 and r.seed == 11
+        assert r.required_share == 0.9
+    kls = next(r for r in studies.robustness if r.measure == KLS_REF)
+    assert kls.measure.options == {"compat": "reference"}
+    assert kls.measure.label == "kls[compat=reference]"
+    assert "robustness: bias_score on toy (aul)" in display.messages
+    assert "robustness: kls[compat=reference] on toy (ll)" in display.messages
+
+
+def test_robustness_records_hold_each_models_full_value(
+    with_robustness: tuple[Studies, SilentDisplay],
+) -> None:
+    studies, _ = with_robustness
+    aul_bias = [r for r in studies.robustness if r.measure == BIAS and r.scorer == AUL]
+    for r in aul_bias:
+        assert {s.model: s.full_value for s in r.models} == BIAS_SCORE
+        assert r.full_ordering == ["m2", "m1", "m3"]
+        assert r.ideal_value == 50.0
+    full = next(r for r in aul_bias if r.rate == 1.0)
+    assert full.n_items == N_ITEMS and full.ordering_share == 1.0
+    ll_bias = next(r for r in studies.robustness if r.measure == BIAS and r.scorer == LL)
+    assert [s.model for s in ll_bias.models] == ["m3"]
+    assert "one model" in ll_bias.note
+    normality = next(r for r in studies.robustness if r.measure == NORMALITY)
+    assert normality.ideal_value is None and normality.side_share is not None
+
+
+def test_robustness_uses_its_own_seed_when_given() -> None:
+    rates = RobustnessSpec.model_validate({"rates": [0.5], "repeats": 3, "seed": 5})
+    studies, _ = _run(_settings(robustness=rates), units=[("m1", AUL), ("m2", AUL)])
+    assert studies.robustness and {r.seed for r in studies.robustness} == {5}
+
+
+# ------------------------------------------------------------------------- comparisons
+
+
+def test_comparisons_for_every_pair_of_models_later_model_is_a(
+    with_robustness: tuple[Studies, SilentDisplay],
+) -> None:
+    studies, _ = with_robustness
+    keys = [(c.measure, c.model_a, c.model_b) for c in studies.comparisons]
+    pairs = [("m2", "m1"), ("m3", "m1"), ("m3", "m2")]
+    # normality has no ideal value, the toy is not resamplable, ll was used by m3 only
+    assert keys == [(BIAS, a, b) for a, b in pairs] + [(KLS_REF, a, b) for a, b in pairs]
+    for c in studies.comparisons:
+        assert c.scorer == AUL and c.dataset == DATASET and c.group == "all"
+        assert c.n_items == N_ITEMS and c.alpha == 0.05 and c.n_bootstrap == 200
+        assert c.seed == 11
+    assert {c.ideal_value for c in studies.comparisons if c.measure == KLS_REF} == {50.0}
+
+
+def test_comparison_values_are_the_bias_scores_of_the_frames(
+    with_robustness: tuple[Studies, SilentDisplay],
+) -> None:
+    studies, _ = with_robustness
+    for c in (c for c in studies.comparisons if c.measure == BIAS):
+        a, b = BIAS_SCORE[c.model_a], BIAS_SCORE[c.model_b]
+        assert (c.value_a, c.value_b, c.ideal_value) == (a, b, 50.0)
+        assert c.difference == pytest.approx(a - b)
+        assert c.distance_difference == pytest.approx(abs(a - 50) - abs(b - 50))
+        only_a = set(ST_LIKELIER[c.model_a]) - set(ST_LIKELIER[c.model_b])
+        only_b = set(ST_LIKELIER[c.model_b]) - set(ST_LIKELIER[c.model_a])
+        assert (c.mcnemar_only_a, c.mcnemar_only_b) == (len(only_a), len(only_b))
+        low, high, difference = c.difference_ci_low, c.difference_ci_high, c.difference
+        assert low is not None and high is not None and difference is not None
+        assert low <= difference <= high
+
+
+def test_no_comparison_for_a_scorer_used_by_one_model() -> None:
+    studies, _ = _run(_settings(), units=[("m1", AUL), ("m2", LL)])
+    assert studies.comparisons == []
+
+
+def test_a_planned_unit_without_scores_is_left_out_of_comparisons() -> None:
+    frames = _frames([("m1", AUL), ("m3", AUL)])
+    studies, _ = _run(_settings(), units=[("m1", AUL), ("m2", AUL), ("m3", AUL)], frames=frames)
+    assert {(c.model_a, c.model_b) for c in studies.comparisons} == {("m3", "m1")}
+
+
+def test_model_order_decides_which_model_is_a() -> None:
+    studies, _ = _run(_settings(order=("m3", "m1", "m2")), units=[("m1", AUL), ("m3", AUL)])
+    bias = [c for c in studies.comparisons if c.measure == BIAS]
+    assert [(c.model_a, c.model_b, c.value_a, c.value_b) for c in bias] == [
+        ("m1", "m3", 50.0, 30.0)
+    ]
+
+
+def test_bootstrap_zero_runs_no_paired_comparison() -> None:
+    settings = StudySettings(model_order=list(ORDER), seed=11, alpha=0.05, bootstrap=0)
+    studies, _ = _run(settings, units=[("m1", AUL), ("m2", AUL)])
+    assert studies.comparisons == []
+
+
+def test_paired_test_is_the_comparison_the_studies_run(
+    with_robustness: tuple[Studies, SilentDisplay],
+) -> None:
+    studies, _ = with_robustness
+    record = paired_test(
+        _frame("m2"),
+        _frame("m1"),
+        measure=BIAS,
+        scorer=AUL,
+        ideal_value=50.0,
+        model_a="m2",
+        model_b="m1",
+        alpha=0.05,
+        n_bootstrap=200,
+        seed=11,
+    )
+    from_studies = next(
+        c
+        for c in studies.comparisons
+        if c.measure == BIAS and (c.model_a, c.model_b) == ("m2", "m1")
+    )
+    assert record == from_studies
+    assert (record.value_a, record.value_b) == (80.0, 50.0)
+    assert record.verdict in {"worse", "not distinguishable"}  # m2 is further from 50
+
+
+def test_paired_test_honours_measure_options() -> None:
+    args: dict[str, Any] = dict(
+        scorer=AUL, ideal_value=50.0, model_a="m2", model_b="m1", alpha=0.05, seed=1
+    )
+    frames = (_frame("m2"), _frame("m1"))
+    reference = paired_test(*frames, measure=KLS_REF, n_bootstrap=50, **args)
+    formula = paired_test(*frames, measure=PluginId.of("kls"), n_bootstrap=50, **args)
+    assert reference.measure == KLS_REF and formula.measure == PluginId.of("kls")
+    assert reference.value_a is not None and formula.value_a is not None
+    assert reference.value_a != pytest.approx(formula.value_a)  # n-1 vs n standard deviations
+
+
+def test_paired_test_without_the_measure_code_is_a_user_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "audit.stats.comparison", None)
+    with pytest.raises(AuditUserError, match="measure code cannot be imported"):
+        paired_test(
+            _frame("m2"),
+            _frame("m1"),
+            measure=BIAS,
+            scorer=AUL,
+            ideal_value=50.0,
+            model_a="m2",
+            model_b="m1",
+            alpha=0.05,
+            n_bootstrap=10,
+            seed=1,
+        )
+
+
+# ------------------------------------------------------------------------ correlations
+
+
+def _m(
+    model: str,
+    measure: PluginId,
+    value: float | None,
+    *,
+    dataset: str = DATASET,
+    scorer: PluginId = AUL,
+    group: str = "all",
+) -> Measurement:
+    return Measurement(
+        model=model,
+        dataset=dataset,
+        scorer=scorer,
+        measure=measure,
+        group=group,
+        value=value,
+        n=N_ITEMS,
+        status="ok" if value is not None else "undefined",
+    )
+
+
+def _two_series(models: Sequence[str]) -> list[Measurement]:
+    out = []
+    for i, model in enumerate(models):
+        out += [_m(model, BIAS, 50.0 + 10 * i), _m(model, KLS_REF, 60.0 + 5 * i)]
+    return out
+
+
+def test_no_correlation_with_one_model() -> None:
+    assert correlations(_settings(order=("m1",)), _two_series(["m1"])) == []
+
+
+def test_no_correlation_with_one_series() -> None:
+    measurements = [_m(model, BIAS, 50.0 + i) for i, model in enumerate(ORDER)]
+    assert correlations(_settings(), measurements) == []
+
+
+def test_two_series_and_two_models_give_one_inconclusive_record() -> None:
+    records = correlations(_settings(order=("m1", "m2")), _two_series(["m1", "m2"]))
+    assert len(records) == 1
+    r = records[0]
+    assert (r.x.measure, r.y.measure) == (BIAS, KLS_REF)
+    assert r.x.dataset == r.y.dataset == DATASET
+    assert r.x.label == "bias_score on toy" and r.y.label == "kls[compat=reference] on toy"
+    assert r.models == ["m1", "m2"] and r.n == 2 and not r.conclusive
+    assert r.pearson_r is None
+
+
+def test_every_two_series_are_correlated() -> None:
+    measurements = _two_series(ORDER) + [
+        _m(model, BIAS, 40.0 + i, dataset="other") for i, model in enumerate(ORDER)
+    ]
+    records = correlations(_settings(), measurements)
+    pairs = [(r.x.label, r.y.label) for r in records]
+    assert pairs == [
+        ("bias_score on toy", "kls[compat=reference] on toy"),
+        ("bias_score on toy", "bias_score on other"),
+        ("kls[compat=reference] on toy", "bias_score on other"),
+    ]
+    assert all(r.n == 3 and r.pearson_r == pytest.approx(1.0) for r in records)
+
+
+def test_first_scorer_wins_and_other_groups_are_ignored() -> None:
+    measurements = [
+        # a per-group value listed first is not the model's value
+        _m("m1", BIAS, 99.0, group="gender"),
+        _m("m1", BIAS, 10.0),
+        _m("m2", BIAS, 20.0),
+        _m("m3", BIAS, 30.0),
+        # the second scorer's values would reverse m1's rank
+        _m("m1", BIAS, 90.0, scorer=LL),
+        _m("m3", BIAS, 0.0, scorer=LL),
+        *[_m(model, KLS_REF, 51.0 + i) for i, model in enumerate(ORDER)],
+    ]
+    (record,) = correlations(_settings(), measurements)
+    assert record.models == ["m1", "m2", "m3"]
+    assert record.pearson_r == pytest.approx(1.0)
+    assert record.spearman_rho == pytest.approx(1.0)
+
+
+def test_a_scorer_per_model_type_still_gives_one_series() -> None:
+    # a masked model measured with aul and a causal one with ll share the series
+    measurements = [
+        _m("m1", BIAS, 40.0, scorer=AUL),
+        _m("m2", BIAS, 60.0, scorer=LL),
+        _m("m1", KLS_REF, 55.0, scorer=AUL),
+        _m("m2", KLS_REF, 65.0, scorer=LL),
+    ]
+    (record,) = correlations(_settings(order=("m1", "m2")), measurements)
+    assert record.models == ["m1", "m2"]
+
+
+def test_a_corpus_measurement_is_left_out() -> None:
+    ilps = PluginId.of("ilps", {"corpus": "c.txt", "male_words": "m", "female_words": "f"})
+    corpus = _m("corpus", ilps, -0.3, dataset="c.txt", scorer=PluginId.of("word-frequency"))
+    records = correlations(_settings(), [*_two_series(ORDER), corpus])
+    assert len(records) == 1
+    assert all("corpus" not in r.models for r in records)
+    assert all(ilps not in (r.x.measure, r.y.measure) for r in records)
+    # alone with one other series, the corpus makes no correlation either
+    assert (
+        correlations(_settings(), [*[_m(m, BIAS, 1.0 + i) for i, m in enumerate(ORDER)], corpus])
+        == []
+    )
+
+
+def test_run_studies_correlates_the_measurements_it_is_given() -> None:
+    measurements = _two_series(ORDER)
+    studies, _ = _run(_settings(), measurements=measurements)
+    assert studies.correlations == correlations(_settings(), measurements)
+    assert len(studies.correlations) == 1
