@@ -117,7 +117,9 @@ def test_measurements_cover_every_unit_and_group(first_run: tuple[RunOutcome, Pa
         "tiny-bert",
     }
     ok = table[table.status == "ok"]
-    assert ((ok.ci_low <= ok.value + 1e-9) | ok["measure.name"].isin(["kls"])).all()
+    inside = ok.ci_low <= ok.value + 1e-9
+    withheld = ok.ci_low.isna() & ok.note.str.contains("interval")  # too few items
+    assert (inside | withheld | ok["measure.name"].isin(["kls"])).all()
     assert {"gender", "class", "age"} <= set(table[table.dataset == "my-pairs"].group)
     assert result.robustness and {r.rate for r in result.robustness} == {0.5, 1.0}
     # the two models share no scorer, so there is nothing to compare pairwise

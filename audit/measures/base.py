@@ -48,9 +48,12 @@ class Measure(Protocol):
         n_bootstrap: int,
         alpha: float = 0.05,
     ) -> list[MeasureValue]:
-        """One value per group; CIs are percentile bootstrap intervals at level 1 - alpha
-        (`n_bootstrap` stratified resamples drawn from `seed`; 0 = no CI) and `alpha` is
-        also the significance level of any flag the measure sets."""
+        """One value per group with a CI at level 1 - alpha, and `alpha` is also the
+        significance level of any flag the measure sets. CIs are percentile bootstrap
+        intervals (`n_bootstrap` stratified resamples drawn from `seed`; 0 = no CI),
+        withheld with a note ("too few items for an interval ...") below
+        `audit.stats.intervals.MIN_ITEMS_FOR_INTERVAL` items or when zero-width, unless
+        the measure has an exact interval (the bias score: Clopper-Pearson at any n)."""
         ...
 
 
@@ -61,7 +64,8 @@ class CorpusMeasure(Protocol):
     def compute_corpus(
         self, *, options: MeasureOptions, seed: int, n_bootstrap: int, alpha: float = 0.05
     ) -> MeasureValue:
-        """The corpus's value, with a bootstrap CI when `n_bootstrap` > 0."""
+        """The corpus's value, with a bootstrap CI when `n_bootstrap` > 0 (withheld, with
+        a note, below `MIN_ITEMS_FOR_INTERVAL` lines or when zero-width)."""
         ...
 
 
@@ -101,6 +105,6 @@ class PreparedMeasure(ABC):
         n_bootstrap: int,
         alpha: float = 0.05,
     ) -> list[MeasureValue]:
-        """Every group's value, each with a percentile CI at level 1 - alpha."""
+        """Every group's value, each with a CI at level 1 - alpha (see `Measure.compute`)."""
         data = self.prepare(scores, scorer=scorer)
         return self.evaluate(data, options=options, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)

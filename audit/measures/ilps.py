@@ -16,7 +16,7 @@ from audit.measures.base import MeasureOptions
 from audit.measures.options import IlpsOptions
 from audit.measures.values import coerce_options, json_safe, undefined
 from audit.results import MeasureValue
-from audit.stats.intervals import percentile_interval
+from audit.stats.intervals import bootstrap_interval
 
 _TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)*", re.UNICODE)
 
@@ -96,7 +96,8 @@ def ilps(
     """ILPS = log(P_f / P_m) of a corpus (natural log; negative = male-skewed).
 
     P_f, P_m are the female / male word counts over the corpus token count. With
-    `n_bootstrap` > 0 the CI resamples lines (seeded). Undefined when either count is 0.
+    `n_bootstrap` > 0 the CI resamples lines (seeded); it is withheld, with a note, below
+    MIN_ITEMS_FOR_INTERVAL lines or when it has zero width. Undefined when either count is 0.
     """
     path = Path(corpus_path)
     lines = _read_lines(path, "corpus")
@@ -115,20 +116,27 @@ def ilps(
         return undefined("all", len(lines), f"no {which} word occurs in {path.name}", details)
     value = math.log(total_f / total_m)
     ci_low = ci_high = None
+    note = ""
     if n_bootstrap > 0:
         rng = np.random.default_rng(seed)
         idx = rng.integers(0, len(lines), size=(n_bootstrap, len(lines)))
         with np.errstate(divide="ignore", invalid="ignore"):
             reps = np.log(f[idx].sum(axis=1) / m[idx].sum(axis=1))
-        interval = percentile_interval(np.where(np.isfinite(reps), reps, np.nan), alpha=alpha)
-        ci_low, ci_high = interval.low, interval.high
-        details["bootstrap"] = {"resamples": n_bootstrap, "undefined": interval.n_undefined}
+        interval = bootstrap_interval(
+            np.where(np.isfinite(reps), reps, np.nan),
+            alpha=alpha,
+            n_items=len(lines),
+            counted="lines",
+        )
+        ci_low, ci_high, note = interval.low, interval.high, interval.note
+        details.update(interval.details)
     return MeasureValue(
         group="all",
         value=value,
         ci_low=ci_low,
         ci_high=ci_high,
         n=len(lines),
+        note=note,
         details=json_safe(details),
     )
 

@@ -1,5 +1,14 @@
 """Indicator measures on pair sets: the bias score (registered as `bias_score` and, on
-StereoSet, as `ss`) and the score-gap balance."""
+StereoSet, as `ss`) and the score-gap balance.
+
+The bias score's interval is exact, not bootstrapped: k = #pairs with f(S_st) > f(S_at)
+out of all N pairs (ties count in N as pairs that do not prefer the stereotype, exactly
+as in the point estimate 100 k/N) is binomial, and the Clopper-Pearson interval of k/N at
+level 1 - alpha, times 100, covers the true share with probability at least 1 - alpha at
+every N. It contains the point estimate, has positive width for N >= 1 ([0, upper] at
+k = 0, [lower, 100] at k = N) and depends on neither the seed nor `n_bootstrap`. The
+p-value stays the exact sign test of st- against at-preferred pairs, ties left out.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +18,7 @@ from audit.measures.base import MeasureOptions
 from audit.measures.frames import PairScores
 from audit.measures.pairwise import PairMeasure, Point, gather
 from audit.stats.draws import Draws
+from audit.stats.intervals import CLOPPER_PEARSON, clopper_pearson
 from audit.stats.significance import sign_test_p
 
 
@@ -48,8 +58,17 @@ def bias_score_point(st: np.ndarray, at: np.ndarray) -> Point:
     )
 
 
+def bias_score_interval(st_preferred: int, n: int, alpha: float) -> tuple[float, float]:
+    """The Clopper-Pearson 1 - alpha interval of the bias score 100 k/N (ties in N)."""
+    low, high = clopper_pearson(st_preferred, n, alpha=alpha)
+    return 100.0 * low, 100.0 * high
+
+
 class BiasScore(PairMeasure):
-    """Bias score (indicator): 100/N * #{f(S_st) > f(S_at)}; StereoSet's SS is the same."""
+    """Bias score (indicator): 100/N * #{f(S_st) > f(S_at)}; StereoSet's SS is the same.
+    Its interval is the exact Clopper-Pearson interval (module docstring)."""
+
+    exact_interval = True
 
     def values(self, data: PairScores, draws: Draws, options: MeasureOptions) -> np.ndarray:
         return bias_score_values(gather(data.st, draws), gather(data.at, draws))
@@ -57,7 +76,18 @@ class BiasScore(PairMeasure):
     def point(
         self, data: PairScores, positions: np.ndarray, options: MeasureOptions, alpha: float
     ) -> Point:
-        return bias_score_point(data.st[positions], data.at[positions])
+        point = bias_score_point(data.st[positions], data.at[positions])
+        if point.value is None:
+            return point
+        k, n = int(point.details["st_preferred"]), int(positions.size)
+        point.ci = bias_score_interval(k, n, alpha)
+        point.details["interval"] = {
+            "method": CLOPPER_PEARSON,
+            "level": 1 - alpha,
+            "successes": k,
+            "trials": n,
+        }
+        return point
 
 
 def score_gap_parts(st: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,10 +1,13 @@
-"""The shared machinery of pair-set measures: groups, NaN checks, bootstrap intervals.
+"""The shared machinery of pair-set measures: groups, NaN checks, intervals.
 
 A pair measure implements two things: `values(data, draws, options)` (the measure on
 every row of an index-draw array at once, NaN where undefined) and `point(...)` (the
 value of one group with its details, p-value and notes). `compute` does the rest:
-one `all` group plus one group per bias type, percentile intervals from one stratified
-resample array shared by every group, undefined values with their reasons.
+one `all` group plus one group per bias type, undefined values with their reasons, and
+intervals. A measure with an exact interval (`exact_interval`, the bias score) gives it
+with its point; the others get percentile intervals from one stratified resample array
+shared by every group, withheld below `MIN_ITEMS_FOR_INTERVAL` items or when zero-width
+(see audit/stats/intervals.py).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from audit.measures.values import describe_items, join_notes, json_safe, undefin
 from audit.results import MeasureValue
 from audit.scoring.base import ScorerInfo
 from audit.stats.draws import Draws, bootstrap_draws
-from audit.stats.intervals import percentile_interval
+from audit.stats.intervals import bootstrap_interval
 
 
 @dataclass
@@ -34,14 +37,18 @@ class Point:
     p_value: float | None = None
     note: str = ""  # caveats of a defined value
     details: dict[str, Any] = field(default_factory=dict)
+    ci: tuple[float, float] | None = None  # an exact interval (measures with `exact_interval`)
 
 
 class PairMeasure(PreparedMeasure):
     """Base of every pair-set measure: subclasses give `values` and `point`, and say
-    whether they read the unrelated sentences and whether their values get an interval."""
+    whether they read the unrelated sentences, whether their values get an interval and
+    whether `point` gives that interval itself (`exact_interval`: no bootstrap, an
+    interval at every n and whatever `n_bootstrap` is)."""
 
     needs_unrelated: ClassVar[bool] = False
     has_interval: ClassVar[bool] = True
+    exact_interval: ClassVar[bool] = False
 
     def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> PairScores:
         """The oriented score arrays of one model x dataset x scorer."""
@@ -65,7 +72,7 @@ class PairMeasure(PreparedMeasure):
         """`compute` on already prepared arrays."""
         resamples = (
             bootstrap_draws(data.strata, n_resamples=n_bootstrap, seed=seed)
-            if n_bootstrap > 0 and self.has_interval
+            if n_bootstrap > 0 and self.has_interval and not self.exact_interval
             else None
         )
         groups: list[tuple[str, np.ndarray]] = [("all", np.ones(data.n, dtype=bool))]
@@ -107,14 +114,13 @@ class PairMeasure(PreparedMeasure):
         details = dict(point.details)
         ci_low = ci_high = None
         note = point.note
-        if replicates is not None:
-            interval = percentile_interval(replicates, alpha=alpha)
+        if point.ci is not None:
+            ci_low, ci_high = point.ci
+        elif replicates is not None:
+            interval = bootstrap_interval(replicates, alpha=alpha, n_items=n)
             ci_low, ci_high = interval.low, interval.high
-            details["bootstrap"] = {"resamples": replicates.size, "undefined": interval.n_undefined}
-            if interval.n_undefined:
-                note = join_notes(
-                    note, f"{interval.n_undefined} resample(s) had no value and were left out"
-                )
+            details.update(interval.details)
+            note = join_notes(note, interval.note)
             if ci_low is not None and ci_high is not None and not ci_low <= point.value <= ci_high:
                 note = join_notes(note, "point estimate outside the percentile interval")
         return MeasureValue(

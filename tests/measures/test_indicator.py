@@ -86,13 +86,22 @@ def test_groups_are_all_plus_each_bias_type() -> None:
 def test_same_seed_same_output_other_seed_other_resamples() -> None:
     rng = np.random.default_rng(1)
     frame = pair_frame(rng.normal(size=80), rng.normal(size=80))
-    a = BIAS_SCORE.compute(frame, scorer=AUL, options=MeasureOptions(), seed=5, n_bootstrap=300)
-    b = BIAS_SCORE.compute(frame, scorer=AUL, options=MeasureOptions(), seed=5, n_bootstrap=300)
-    c = BIAS_SCORE.compute(frame, scorer=AUL, options=MeasureOptions(), seed=6, n_bootstrap=300)
+    a = SCORE_GAP.compute(frame, scorer=AUL, options=MeasureOptions(), seed=5, n_bootstrap=300)
+    b = SCORE_GAP.compute(frame, scorer=AUL, options=MeasureOptions(), seed=5, n_bootstrap=300)
+    c = SCORE_GAP.compute(frame, scorer=AUL, options=MeasureOptions(), seed=6, n_bootstrap=300)
     assert a == b
-    assert (a[0].ci_low, a[0].ci_high) != (c[0].ci_low, c[0].ci_high) or a[0].details != c[
-        0
-    ].details
+    assert (a[0].ci_low, a[0].ci_high) != (c[0].ci_low, c[0].ci_high)
+
+
+def test_bias_score_interval_depends_on_neither_seed_nor_resamples() -> None:
+    rng = np.random.default_rng(1)
+    frame = pair_frame(rng.normal(size=80), rng.normal(size=80))
+    runs = [
+        BIAS_SCORE.compute(frame, scorer=AUL, options=MeasureOptions(), seed=s, n_bootstrap=b)
+        for s, b in ((5, 300), (6, 300), (5, 0))
+    ]
+    assert runs[0] == runs[1] == runs[2]
+    assert runs[0][0].ci_low is not None and "bootstrap" not in runs[0][0].details
 
 
 def test_alpha_sets_the_interval_level() -> None:

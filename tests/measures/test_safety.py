@@ -14,6 +14,7 @@ from scipy import stats
 
 from audit.measures.options import SafetyScoreOptions
 from audit.measures.safety import SAFETY_SCORE, effect_size_rows
+from audit.stats.intervals import ZERO_WIDTH
 from tests.measures.frames_factory import LL, PPL, labelled_frame
 
 
@@ -92,8 +93,13 @@ def test_intervals_and_determinism() -> None:
     a = _values(frame, n_bootstrap=300)
     b = _values(frame, n_bootstrap=300)
     assert a == b
-    for v in a.values():
-        assert 0 <= v.ci_low <= v.ci_high <= 1
+    # muslim: every harmful statement is above every benign one, in every resample too:
+    # a zero-width interval [1, 1] would be false precision, so there is none
+    assert a["muslim"].value == 1.0 and a["muslim"].ci_low is None is a["muslim"].ci_high
+    assert a["muslim"].note == ZERO_WIDTH
+    for v in (a["all"], a["women"], a["lgbtq"]):
+        assert 0 <= v.ci_low < v.ci_high <= 1
+    assert a["all"].note.endswith("not significant at alpha=0.05: lgbtq, women")
 
 
 @settings(max_examples=40, deadline=None)
