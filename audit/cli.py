@@ -1,7 +1,8 @@
 """The `audit` command. Subcommands only: the work happens in the modules they call.
 
 User errors (bad spec, bad data file, unknown name, unreachable model) print a short
-message and exit 2; bugs keep their traceback.
+message and exit 2; bugs keep their traceback. `run` and `compare` end with a summary:
+the verdict, what the exit code means and which file to open.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -21,7 +23,11 @@ from audit.errors import AuditUserError
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
-    help="Audit social bias in language models from a declarative spec.",
+    # Plain click help: paragraphs reflowed as sentences, flags shown as flags.
+    rich_markup_mode=None,
+    help="Audit social bias in language models from a declarative spec (YAML): score "
+    "sentences with each model, compute bias measures with confidence intervals, judge "
+    "release gates and write a report.",
 )
 
 T = TypeVar("T")
@@ -38,30 +44,44 @@ class Kind(StrEnum):
     scorers = "scorers"
     measures = "measures"
     variants = "variants"
+    extrinsic = "extrinsic"
 
 
-SpecArg = Annotated[Path, typer.Argument(help="The audit spec (YAML).", show_default=False)]
+SpecArg = Annotated[
+    Path, typer.Argument(metavar="SPEC", help="The audit spec (a YAML file).", show_default=False)
+]
 OutOpt = Annotated[
     Path | None,
     typer.Option(
-        "--out", help="Output folder (default: the spec's report.out_dir or reports/<name>)."
+        "--out",
+        metavar="DIR",
+        help="The folder to write into (default: the spec's report.out_dir, else "
+        "reports/<spec name>).",
     ),
 ]
 DataDirOpt = Annotated[
     Path | None,
     typer.Option(
         "--data-dir",
+        metavar="DIR",
         envvar="AUDIT_DATA_DIR",
-        help="Folder with the built-in datasets laid out like shared/data; else cache/download.",
+        help="A folder holding the built-in datasets (one subfolder each, as in "
+        "shared/data); without it they are read from the cache or downloaded.",
     ),
 ]
 CacheDirOpt = Annotated[
     Path | None,
     typer.Option(
-        "--cache-dir", envvar="AUDIT_CACHE_DIR", help="Cache (default ~/.cache/bias-audit)."
+        "--cache-dir",
+        metavar="DIR",
+        envvar="AUDIT_CACHE_DIR",
+        help="The cache of models, datasets and scores (default: ~/.cache/bias-audit).",
     ),
 ]
-DeviceOpt = Annotated[Device, typer.Option("--device", help="Where models run.")]
+DeviceOpt = Annotated[
+    Device,
+    typer.Option("--device", help="Where the models run; auto picks a GPU when there is one."),
+]
 
 
 def _user_errors(action: Callable[[], T]) -> T:
@@ -72,6 +92,34 @@ def _user_errors(action: Callable[[], T]) -> T:
         raise typer.Exit(error.exit_code) from None
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from audit import __version__
+
+        typer.echo(f"bias-audit {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_show_version,
+            is_eager=True,
+            help="Print the version of bias-audit and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Audit social bias in language models from a declarative spec (YAML): score
+    sentences with each model, compute bias measures with confidence intervals, judge
+    release gates and write a report.
+
+    Exit codes: 0 when all is well, 2 for a user error (spec, data file, model source),
+    3 when `audit run` finds a gate that failed or was inconclusive."""
+
+
 def _cache_dir(value: Path | None) -> Path:
     if value is not None:
         return value.expanduser()
@@ -79,45 +127,63 @@ def _cache_dir(value: Path | None) -> Path:
     return base / "bias-audit"
 
 
-@app.command()
+@app.command(short_help="Check a spec and report every problem in it.")
 def validate(spec: SpecArg) -> None:
-    """Check a spec and report every problem at once (exit 2 when there is any)."""
+    """Check a spec without running it.
+
+    Every problem is reported at once, each with its file, line and column; the exit
+    code is 2 when there is any. Warnings (such as a measure that will compute nothing)
+    are printed but do not fail the check."""
     from audit.spec.loader import load_spec
 
     loaded = _user_errors(lambda: load_spec(spec))
     for warning in loaded.warnings:
         typer.echo(warning.format(), err=True)
-    typer.echo(
-        f"{spec}: ok ({len(loaded.spec.models)} models, {len(loaded.spec.datasets)} datasets)"
-    )
+    models, datasets = len(loaded.spec.models), len(loaded.spec.datasets)
+    typer.echo(f"{spec}: ok ({_count(models, 'model')}, {_count(datasets, 'dataset')})")
 
 
-@app.command()
+@app.command(short_help="Print the JSON Schema of the spec.")
 def schema() -> None:
-    """Print the JSON Schema of the spec (for editor completion)."""
+    """Print the JSON Schema of the spec, for completion and checks in an editor."""
     from audit.spec.schema import spec_json_schema
 
     typer.echo(json.dumps(spec_json_schema(), indent=2))
 
 
-@app.command("list")
+@app.command("list", short_help="List the datasets, scorers, measures and other plug-ins.")
 def list_plugins(
-    kind: Annotated[Kind, typer.Argument(help="What to list.")],
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show measure cards.")] = False,
+    kind: Annotated[Kind, typer.Argument(metavar="KIND", help="What to list.")],
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="Also print each entry's card: for a dataset its size, source, licence and "
+            "citation; for a scorer the models it scores, its input and version; for a "
+            "measure what it computes, its ideal value and limitations; and the options "
+            "each accepts.",
+        ),
+    ] = False,
 ) -> None:
-    """List the registered datasets, scorers, measures or variants."""
+    """List the registered datasets, scorers, measures, variants or extrinsic tasks."""
     from audit.listing import describe_registry
 
     typer.echo(describe_registry(kind.value, verbose=verbose))
 
 
-@app.command()
+@app.command(short_help="Show what a run would do, without loading models.")
 def plan(
     spec: SpecArg,
     data_dir: DataDirOpt = None,
     cache_dir: CacheDirOpt = None,
 ) -> None:
-    """Show what `audit run` would score and measure, without loading any weights."""
+    """Show what `audit run` would do, without loading any model weights.
+
+    Lists the datasets (pairs or sentences), the models, and each scoring unit with the
+    sentences it scores (as the run's progress bars count them) and how many are already
+    in the score cache; then what is skipped, and which measures will compute nothing
+    and why."""
     from audit.display import make_display
     from audit.engine import RunSettings, prepare
     from audit.listing import describe_plan
@@ -136,7 +202,7 @@ def plan(
     typer.echo(_user_errors(action))
 
 
-@app.command()
+@app.command(short_help="Run an audit and write its results and report.")
 def run(
     spec: SpecArg,
     out: OutOpt = None,
@@ -144,17 +210,20 @@ def run(
     cache_dir: CacheDirOpt = None,
     device: DeviceOpt = Device.auto,
 ) -> None:
-    """Run an audit: scores, measures, results.json, scores.parquet and the report.
+    """Run an audit: score, measure, judge the gates and write the report.
 
-    Exit code: 0 when every gate passes (or there are none), 3 when any gate fails or
-    is inconclusive, 2 for a user error (spec, data, model source)."""
+    Writes results.json, scores.parquet and the report (HTML and/or PDF) into the output
+    folder, prints the gates' verdicts and ends with a summary. Exit code: 0 when every
+    gate passes (or there is none), 3 when a gate fails or is inconclusive, 2 for a user
+    error (spec, data file, model source)."""
     from audit.display import make_display
     from audit.engine import RunSettings, run_audit
-    from audit.gates import describe_verdict, gate_exit_code
+    from audit.gates import gate_exit_code
+    from audit.listing import describe_gates, gate_summary
     from audit.report.render import write_reports
     from audit.spec.loader import load_spec
 
-    def action() -> tuple[list[Path], int]:
+    def action() -> tuple[list[Path], list[str], list[str], int]:
         loaded = load_spec(spec)
         out_dir = out or Path(loaded.spec.report.out_dir or Path("reports") / loaded.spec.name)
         settings = RunSettings(
@@ -164,55 +233,117 @@ def run(
             device=device.value,
         )
         display = make_display()
-        outcome = run_audit(loaded, settings, display)
-        written = write_reports(
-            outcome.result, outcome.out_dir, formats=list(loaded.spec.report.formats)
-        )
+        try:
+            outcome = run_audit(loaded, settings, display)
+            formats = list(loaded.spec.report.formats)
+            if formats:
+                display.stage("report")
+                started = time.monotonic()
+                display.step("report", f"writing the report ({', '.join(formats)})")
+                written = write_reports(outcome.result, outcome.out_dir, formats=formats)
+                display.end_step("report", f"report written in {time.monotonic() - started:.1f} s")
+            else:
+                written = []
+        finally:
+            display.close()
         verdicts = outcome.result.gate_verdicts
-        for verdict in verdicts:
-            typer.echo(describe_verdict(verdict), err=True)
         paths = [outcome.out_dir / "results.json", outcome.out_dir / "scores.parquet", *written]
-        return paths, gate_exit_code(verdicts)
+        code = gate_exit_code(verdicts)
+        return paths, describe_gates(verdicts), gate_summary(verdicts, code), code
 
-    paths, code = _user_errors(action)
+    paths, gates, summary, code = _user_errors(action)
+    for line in gates:
+        typer.echo(line, err=True)
+    typer.echo("Written:", err=True)
     for path in paths:
         typer.echo(str(path))
+    _echo_summary(summary, paths)
     raise typer.Exit(code)
 
 
-@app.command()
+def _echo_summary(summary: list[str], paths: list[Path]) -> None:
+    """The closing lines: the verdict, the exit code's meaning, the file to open."""
+    reports = [p for p in paths if p.suffix in (".html", ".pdf")]
+    typer.echo("", err=True)
+    for line in summary:
+        typer.echo(line, err=True)
+    if reports:
+        typer.echo(f"Open {reports[0]} to read the report.", err=True)
+
+
+def _count(n: int, noun: str) -> str:
+    plural = "es" if noun.endswith(("s", "sh", "ch", "x")) else "s"
+    return f"{n} {noun}{'' if n == 1 else plural}"
+
+
+@app.command(short_help="Compare two runs and write a comparison report.")
 def compare(
-    baseline: Annotated[Path, typer.Argument(help="results.json of the baseline run.")],
-    candidate: Annotated[Path, typer.Argument(help="results.json of the candidate run.")],
+    baseline: Annotated[
+        Path, typer.Argument(metavar="BASELINE", help="The results.json of the baseline run.")
+    ],
+    candidate: Annotated[
+        Path, typer.Argument(metavar="CANDIDATE", help="The results.json of the candidate run.")
+    ],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Output folder (default reports/compare).")
+        Path | None,
+        typer.Option(
+            "--out", metavar="DIR", help="The folder to write into (default: reports/compare)."
+        ),
     ] = None,
 ) -> None:
-    """Compare two runs side by side: per measure both values, the paired difference with
-    its CI and test, and better / worse / not distinguishable for the candidate."""
-    from audit.report.compare import compare_runs
+    """Compare a candidate run with a baseline run, side by side.
+
+    For each measure both runs computed: both values, the paired difference with its
+    confidence interval and test (on the items both runs scored, read from the
+    scores.parquet beside each results.json), and whether the candidate is better, worse
+    or not distinguishable. Writes comparison.html and comparison.pdf and ends with a
+    summary; the exit code is 0 (compare judges no gates), 2 for a user error."""
+    from audit.report.compare import build_comparison, write_comparison
+    from audit.results_io import read_results, read_scores
     from audit.studies import paired_test
 
-    def action() -> list[Path]:
-        return compare_runs(
-            baseline,
-            candidate,
-            out or Path("reports/compare"),
-            formats=["html", "pdf"],
+    def action() -> tuple[list[Path], list[str]]:
+        base, cand = read_results(baseline), read_results(candidate)
+        report = build_comparison(
+            base,
+            cand,
+            baseline_scores=read_scores(baseline.parent, base),
+            candidate_scores=read_scores(candidate.parent, cand),
             paired_test=paired_test,
+            baseline_path=str(baseline),
+            candidate_path=str(candidate),
         )
+        written = write_comparison(report, out or Path("reports/compare"), formats=["html", "pdf"])
+        summary = report.summary[:1]
+        if report.mismatches:
+            n = len(report.mismatches)
+            summary.append(
+                f"{_count(n, 'mismatch')} between the runs (datasets, items or settings): "
+                "read them in the report before the numbers."
+            )
+        return written, summary
 
-    for path in _user_errors(action):
+    written, summary = _user_errors(action)
+    typer.echo("Written:", err=True)
+    for path in written:
         typer.echo(str(path))
+    _echo_summary(
+        [*summary, "Exit code 0: the comparison was written (compare judges no gates)."], written
+    )
 
 
-@app.command()
+@app.command(short_help="Redraw the report of an earlier run.")
 def render(
-    results: Annotated[Path, typer.Argument(help="A results.json written by `audit run`.")],
+    results: Annotated[
+        Path,
+        typer.Argument(metavar="RESULTS", help="A results.json written by `audit run`."),
+    ],
     out: OutOpt = None,
 ) -> None:
-    """Redraw the report of an earlier run from its results.json, without scoring (the
-    distribution charts read the scores.parquet beside it)."""
+    """Redraw the report of an earlier run from its results.json, without scoring.
+
+    The score-distribution charts read the scores.parquet beside results.json, wherever
+    --out puts the report (default: the folder of results.json)."""
     from audit.report.render import write_reports
     from audit.results_io import read_results
 
@@ -225,8 +356,12 @@ def render(
             scores_dir=results.parent,
         )
 
-    for path in _user_errors(action):
+    written = _user_errors(action)
+    for path in written:
         typer.echo(str(path))
+    reports = [p for p in written if p.suffix in (".html", ".pdf")]
+    if reports:
+        typer.echo(f"Open {reports[0]} to read the report.", err=True)
 
 
 def main() -> None:

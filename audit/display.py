@@ -2,13 +2,24 @@
 
 `RichDisplay` draws progress bars with counts and ETA in a terminal; `PlainDisplay`
 writes one log line per event (CI, pipes, log files); `SilentDisplay` is for tests.
+
+Two kinds of progress: a *bar* (`start`/`advance`/`finish`) counts work of known size;
+a *step* (`step`/`end_step`) is work of unknown length, such as loading a model, shown
+with a spinner and the time spent on it. The ETA of a bar is the work left divided by
+the rate over the whole time since the bar started, so it settles instead of swinging
+with the size of the last batch. `close` stops any live drawing: call it before
+printing anything else to the terminal.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
 
 
 class Display(Protocol):
@@ -16,8 +27,28 @@ class Display(Protocol):
     def start(self, key: str, description: str, total: int) -> None: ...
     def advance(self, key: str, n: int) -> None: ...
     def finish(self, key: str) -> None: ...
+    def step(self, key: str, description: str) -> None: ...
+    def end_step(self, key: str, message: str) -> None: ...
     def info(self, message: str) -> None: ...
     def warn(self, message: str) -> None: ...
+    def close(self) -> None: ...
+
+
+def eta_seconds(done: float, total: float, elapsed: float) -> float | None:
+    """Seconds left at the average rate since the start; None while there is no rate."""
+    if done <= 0 or elapsed <= 0:
+        return None
+    return max(total - done, 0) * elapsed / done
+
+
+def format_duration(seconds: float) -> str:
+    """'42 s', '3:07' (minutes) or '1:02:07' (hours)."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    minutes, secs = divmod(whole, 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
 class SilentDisplay:
@@ -38,11 +69,20 @@ class SilentDisplay:
     def finish(self, key: str) -> None:
         pass
 
+    def step(self, key: str, description: str) -> None:
+        pass
+
+    def end_step(self, key: str, message: str) -> None:
+        self.messages.append(message)
+
     def info(self, message: str) -> None:
         self.messages.append(message)
 
     def warn(self, message: str) -> None:
         self.messages.append(f"warning: {message}")
+
+    def close(self) -> None:
+        pass
 
 
 class PlainDisplay:
@@ -70,8 +110,9 @@ class PlainDisplay:
         now = time.monotonic()
         if now - last >= self.interval:
             rate = done / max(now - started, 1e-9)
-            eta = (total - done) / rate if rate > 0 else float("inf")
-            self._line(f"{description}: {done}/{total} ({rate:.1f}/s, ETA {eta:.0f}s)")
+            eta = eta_seconds(done, total, now - started)
+            shown = "?" if eta is None else f"{eta:.0f}s"
+            self._line(f"{description}: {done}/{total} ({rate:.1f}/s, ETA {shown})")
             last = now
         self._tasks[key] = (description, total, done, started, last)
 
@@ -79,53 +120,86 @@ class PlainDisplay:
         description, total, done, started, _ = self._tasks.pop(key)
         self._line(f"{description}: {done}/{total} done in {time.monotonic() - started:.1f}s")
 
+    def step(self, key: str, description: str) -> None:
+        self._line(f"{description} ...")
+
+    def end_step(self, key: str, message: str) -> None:
+        self._line(message)
+
     def info(self, message: str) -> None:
         self._line(message)
 
     def warn(self, message: str) -> None:
         self._line(f"warning: {message}")
 
+    def close(self) -> None:
+        pass
+
 
 class RichDisplay:
-    """Progress bars with counts and ETA for an interactive terminal."""
+    """Progress bars and spinners for an interactive terminal.
 
-    def __init__(self) -> None:
+    Bars and spinners are drawn live only while some work is running; when the last one
+    ends the drawing stops, finished bars stay on screen as plain lines, and whatever is
+    printed next starts on a fresh line.
+    """
+
+    def __init__(self, stream: TextIO | None = None) -> None:
         from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TaskID,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
 
-        self.console = Console(stderr=True)
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=self.console,
-            transient=False,
-        )
-        self._ids: dict[str, TaskID] = {}
-        self.progress.start()
+        self.console = Console(file=stream, force_terminal=True) if stream else Console(stderr=True)
+        self._progress: Progress | None = None
+        self._bars: dict[str, TaskID] = {}
+        self._steps: dict[str, TaskID] = {}
+        self._step_text: dict[str, str] = {}
+
+    def _live(self) -> Progress:
+        if self._progress is None:
+            self._progress = _new_progress(self.console)
+            self._progress.start()
+        return self._progress
+
+    def _settle(self) -> None:
+        """Stop drawing once nothing runs (the finished bars stay as they were drawn)."""
+        if self._progress is not None and not self._bars and not self._steps:
+            self._progress.stop()
+            self._progress = None
 
     def stage(self, name: str) -> None:
+        self._settle()
         self.console.print(f"[bold]{name}[/bold]")
 
     def start(self, key: str, description: str, total: int) -> None:
-        self._ids[key] = self.progress.add_task(description, total=total)
+        self._bars[key] = self._live().add_task(description, total=total)
 
     def advance(self, key: str, n: int) -> None:
-        self.progress.advance(self._ids[key], n)
+        if self._progress is not None and key in self._bars:
+            self._progress.advance(self._bars[key], n)
 
     def finish(self, key: str) -> None:
-        self.progress.stop_task(self._ids.pop(key))
+        task = self._bars.pop(key, None)
+        if self._progress is not None and task is not None:
+            self._progress.stop_task(task)
+        self._settle()
+
+    def step(self, key: str, description: str) -> None:
+        progress = self._live()
+        task = self._steps.get(key)
+        if task is None:
+            self._steps[key] = progress.add_task(description, total=None)
+        else:
+            # The step moved on: what it did so far stays as a line above the spinner.
+            self.console.print(f"  {self._step_text[key]}", markup=False, highlight=False)
+            progress.update(task, description=description)
+        self._step_text[key] = description
+
+    def end_step(self, key: str, message: str) -> None:
+        task = self._steps.pop(key, None)
+        self._step_text.pop(key, None)
+        if self._progress is not None and task is not None:
+            self._progress.remove_task(task)
+        self._settle()
+        self.console.print(message, markup=False, highlight=False)
 
     def info(self, message: str) -> None:
         self.console.print(message, markup=False, highlight=False)
@@ -134,10 +208,63 @@ class RichDisplay:
         self.console.print(f"warning: {message}", style="yellow", markup=False)
 
     def close(self) -> None:
-        self.progress.stop()
+        """Stop drawing: unfinished spinners are dropped, bars stay as last drawn."""
+        if self._progress is not None:
+            for task in self._steps.values():
+                self._progress.remove_task(task)
+            self._progress.stop()
+        self._progress = None
+        self._bars.clear()
+        self._steps.clear()
+        self._step_text.clear()
+
+
+def _new_progress(console: Console) -> Progress:
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        ProgressColumn,
+        SpinnerColumn,
+        Task,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+    from rich.text import Text
+
+    class CountColumn(ProgressColumn):
+        """'273/600' for a bar, nothing for a spinner."""
+
+        def render(self, task: Task) -> Text:
+            if task.total is None:
+                return Text("")
+            return Text(f"{int(task.completed)}/{int(task.total)}", style="progress.download")
+
+    class EtaColumn(ProgressColumn):
+        """Time left at the average rate since the bar started; nothing for a spinner."""
+
+        def render(self, task: Task) -> Text:
+            if task.total is None:
+                return Text("")
+            if task.finished:
+                return Text("done", style="progress.elapsed")
+            elapsed = task.elapsed or 0.0
+            eta = eta_seconds(task.completed, task.total, elapsed) if elapsed >= 2 else None
+            shown = "?" if eta is None else format_duration(eta)
+            return Text(f"ETA {shown}", style="progress.remaining")
+
+    return Progress(
+        SpinnerColumn(finished_text="✓"),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        CountColumn(),
+        TimeElapsedColumn(),
+        EtaColumn(),
+        console=console,
+        transient=False,
+    )
 
 
 def make_display(stream: TextIO | None = None) -> Display:
     """Rich bars when stderr is a terminal, plain log lines otherwise."""
     target = stream or sys.stderr
-    return RichDisplay() if target.isatty() else PlainDisplay(target)
+    return RichDisplay(stream) if target.isatty() else PlainDisplay(target)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -319,13 +320,20 @@ class _Worker:
         from audit.models.load import load_model
 
         hf_logging.disable_progress_bar()
-        self.display.info(f"loading {model.spec.id} ({model.resolved.source})")
-        loaded = load_model(
-            model.spec,
-            cache_dir=self.settings.cache_dir,
-            device=self.settings.device,
-            progress=self.display.info,
-        )
+        key = f"load {model.spec.id}"
+        started = time.monotonic()
+        self.display.step(key, f"loading {model.spec.id} ({model.resolved.source})")
+        try:
+            with _quiet_gguf_conversion(model.resolved.is_gguf):
+                loaded = load_model(
+                    model.spec,
+                    cache_dir=self.settings.cache_dir,
+                    device=self.settings.device,
+                    progress=lambda message: self.display.step(key, message),
+                )
+        except BaseException:
+            self.display.end_step(key, f"loading {model.spec.id} failed")
+            raise
         if loaded.fingerprint != model.fingerprint:
             raise RuntimeError(
                 f"model '{model.spec.id}' changed on disk during the run "
@@ -334,8 +342,33 @@ class _Worker:
         facts = _facts_path(self.settings.cache_dir, model.fingerprint)
         facts.parent.mkdir(parents=True, exist_ok=True)
         facts.write_text(json.dumps({"n_parameters": loaded.n_parameters}))
-        self.display.info(f"loaded {model.spec.id} in {loaded.load_seconds:.1f}s")
+        self.display.end_step(key, f"loaded {model.spec.id} in {time.monotonic() - started:.1f} s")
         return loaded
+
+
+@contextmanager
+def _quiet_gguf_conversion(is_gguf: bool) -> Iterator[None]:
+    """Silence transformers' own tqdm bar while it de-quantizes a GGUF file (the load
+    step's spinner already says what is going on; a second bar would scroll the terminal)."""
+    import functools
+
+    if not is_gguf:
+        yield
+        return
+    try:
+        import transformers.modeling_gguf_pytorch_utils as module
+    except ImportError:
+        yield
+        return
+    bar = getattr(module, "tqdm", None)
+    if bar is None:
+        yield
+        return
+    module.tqdm = functools.partial(bar, disable=True)
+    try:
+        yield
+    finally:
+        module.tqdm = bar
 
 
 def _model_record(model: PreparedModel, cache_dir: Path) -> ModelRecord:

@@ -3,10 +3,37 @@
 # torch is installed first, pinned to 2.13.0: on the project's machines that is a CPU
 # build on local disk, and pinning it keeps any dependency from pulling a CUDA build.
 # (On a GPU machine, install the torch build you want first; this leaves it alone.)
+#
+# Each step says what it does on one line. pip runs with -q: its routine output is left
+# out, but its warnings and errors still print, and a failing step stops the script.
+# Two notes that need no action are filtered by their text: setuptools' note that the
+# install is editable, and pip's note that a local index folder lacks a package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/python -m pip install -q torch==2.13.0
-.venv/bin/python -m pip install -q -e '.[dev]'
-echo "installed into $(pwd)/.venv"
+export PYTHONWARNINGS="ignore:Editable installation"
+step() { printf '==> %s\n' "$*"; }
+pip_install() {
+  local noise="^WARNING: Location 'file:[^']*' is ignored: it is neither a file nor a directory"
+  { .venv/bin/python -m pip install -q "$@" 2>&1 1>&3 | { grep -v "$noise" || true; } >&2; } 3>&1
+}
+started=$SECONDS
+
+if [ -x .venv/bin/python ]; then
+  step "using the existing virtual environment .venv"
+else
+  step "creating the virtual environment .venv"
+  python3 -m venv .venv
+fi
+step "upgrading pip"
+pip_install --upgrade pip
+if version=$(.venv/bin/python -c "import torch; print(torch.__version__)" 2>/dev/null); then
+  step "torch $version is already installed: keeping it"
+else
+  step "installing torch 2.13.0 (the CPU build; a large download unless it is on disk)"
+  pip_install torch==2.13.0
+fi
+step "installing bias-audit, editable, with its dependencies and test tools (about a minute)"
+pip_install -e '.[dev]'
+step "checking that the audit command runs"
+.venv/bin/audit --version
+echo "installed into $(pwd)/.venv in $((SECONDS - started)) s; next: .venv/bin/audit --help"

@@ -42,12 +42,59 @@ def test_schema_is_json_with_the_top_level_fields() -> None:
     assert {"spec_version", "models", "datasets", "gates"} <= set(schema["properties"])
 
 
-@pytest.mark.parametrize("kind", ["datasets", "scorers", "measures", "variants"])
+@pytest.mark.parametrize("kind", ["datasets", "scorers", "measures", "variants", "extrinsic"])
 def test_list(kind: str) -> None:
     result = runner.invoke(app, ["list", kind, "--verbose"])
     assert result.exit_code == 0
     if kind == "measures":
         assert "Citation:" in result.output and "Limitations:" in result.output
+
+
+@pytest.mark.parametrize(
+    ("kind", "facts"),
+    [
+        ("datasets", ["Size:", "Source:", "Licence:", "Citation:", "Bias types:", "Groups:"]),
+        ("scorers", ["Models:", "Input:", "Score:", "Version:", "Options:"]),
+    ],
+)
+def test_verbose_listing_adds_each_entrys_card(kind: str, facts: list[str]) -> None:
+    short = runner.invoke(app, ["list", kind]).output
+    long = runner.invoke(app, ["list", kind, "-v"]).output
+    assert all(line in long.splitlines() for line in short.splitlines())
+    for fact in facts:
+        assert fact in long and fact not in short
+
+
+def test_version() -> None:
+    from audit import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"bias-audit {__version__}"
+
+
+@pytest.mark.parametrize(
+    "command", [[], ["validate"], ["list"], ["plan"], ["run"], ["compare"], ["render"]]
+)
+def test_help_shows_flags_as_flags_and_whole_sentences(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "<bool>" not in result.output
+    assert "..." not in result.output.split("\n", 1)[1]  # no help cut off mid-sentence
+    assert "--help  " in result.output or "--help\n" in result.output
+
+
+def test_a_misspelt_measure_is_reported_once_where_it_is_misspelt(tmp_path: Path) -> None:
+    spec = tmp_path / "bad.yaml"
+    spec.write_text(
+        "spec_version: 1\nname: x\nmodels: [{id: m, source: {hf: gpt2}}]\n"
+        "datasets: [crows_pairs]\nmeasures: [bias_scor]\n"
+        "gates: [{measure: bias_score, dataset: crows_pairs, within: [45, 55]}]\n"
+    )
+    result = runner.invoke(app, ["validate", str(spec)])
+    assert result.exit_code == 2
+    assert "1 problem in the spec" in result.output
+    assert f"{spec}:5:12: measures[0]: unknown measure 'bias_scor'" in result.output
+    assert "gates[0]" not in result.output
 
 
 def test_validate_and_list_do_not_import_torch() -> None:
@@ -97,8 +144,20 @@ def test_run_exit_code_follows_the_gates(tmp_path: Path, gate: str, code: int) -
     )
     assert result.exit_code == code, result.output
     assert (out / "report.html").is_file() and (out / "results.json").is_file()
+    # It ends with the verdict, the exit code's meaning and the file to open.
+    last = result.output.strip().splitlines()[-3:]
+    verdict = "PASS" if code == 0 else "INCONCLUSIVE"
+    assert last[0].startswith(f"{verdict}: 1 verdict from 1 gate"), result.output
+    meaning = "every gate passed" if code == 0 else "a gate failed or was inconclusive"
+    assert last[1] == f"Exit code {code}: {meaning}."
+    assert last[2] == f"Open {out / 'report.html'} to read the report."
+    assert f"gate 1: bias_score on mine, required within [{gate.split('[')[1][:-2]}]" in (
+        result.output
+    )
     rendered = runner.invoke(app, ["render", str(out / "results.json"), "--out", str(out / "r")])
     assert rendered.exit_code == 0 and (out / "r" / "report.html").is_file()
+    # the distribution chart reads the scores.parquet beside results.json
+    assert "distributions on mine" in (out / "r" / "report.html").read_text()
 
 
 def test_run_with_a_missing_model_directory_is_a_user_error(tmp_path: Path) -> None:
@@ -130,6 +189,11 @@ def test_compare_two_runs(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert (out / "comparison.html").is_file() and (out / "comparison.pdf").is_file()
+    assert result.output.strip().splitlines()[-2:] == [
+        "Exit code 0: the comparison was written (compare judges no gates).",
+        f"Open {out / 'comparison.html'} to read the report.",
+    ]
+    assert "Compared candidate 'tiny' with baseline 'tiny'" in result.output
     html = (out / "comparison.html").read_text()
     assert "bias_score" in html or "Bias score" in html
 
@@ -156,3 +220,24 @@ def test_ilps_of_a_corpus_from_the_spec(tmp_path: Path, shared_data: Path) -> No
     (ilps,) = [m for m in measurements if m["measure"]["name"] == "ilps"]
     assert ilps["dataset"] == "corpus.txt" and ilps["model"] == "corpus"
     assert ilps["status"] == "ok" and ilps["value"] < 0  # more male words than female
+
+
+def test_plan_counts_what_the_run_counts_and_says_what_computes_nothing(tmp_path: Path) -> None:
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    spec.write_text(spec.read_text().replace("[bias_score]", "[bias_score, safety_score]"))
+    cache = str(tmp_path / "cache")
+    planned = runner.invoke(app, ["plan", str(spec), "--cache-dir", cache])
+    assert planned.exit_code == 0, planned.output
+    assert "mine: 3 pairs" in planned.output
+    assert "tiny x mine x ll -> bias_score: 3 pairs (6 sentences)" in planned.output
+    assert "in all: 6 sentences; 6 to score" in planned.output
+    nothing = planned.output.split("Computes nothing:\n", 1)[1]
+    assert nothing.startswith(
+        "  safety_score: the spec's datasets hold only pairs; it needs labelled datasets"
+    )
+    ran = runner.invoke(app, ["run", str(spec), "--out", str(tmp_path / "o"), "--cache-dir", cache])
+    assert ran.exit_code == 0, ran.output
+    units = json.loads((tmp_path / "o" / "results.json").read_text())["units"]
+    assert [u["sentences"] for u in units] == [6]
+    again = runner.invoke(app, ["plan", str(spec), "--cache-dir", cache])
+    assert "3 pairs (6 sentences); all in the cache" in again.output

@@ -101,3 +101,84 @@ def test_make_display_draws_bars_on_a_terminal(monkeypatch: pytest.MonkeyPatch) 
     finally:
         assert isinstance(shown, RichDisplay)
         shown.close()
+
+
+def test_eta_is_the_work_left_at_the_average_rate_since_the_start() -> None:
+    assert display_module.eta_seconds(0, 100, 10.0) is None  # no rate yet
+    assert display_module.eta_seconds(25, 100, 10.0) == 30.0
+    assert display_module.eta_seconds(100, 100, 40.0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("seconds", "shown"), [(0.4, "0 s"), (42, "42 s"), (187, "3:07"), (3727, "1:02:07")]
+)
+def test_durations_read_as_seconds_minutes_or_hours(seconds: float, shown: str) -> None:
+    assert display_module.format_duration(seconds) == shown
+
+
+def test_plain_display_writes_a_line_per_step(clock: FakeClock) -> None:
+    stream = io.StringIO()
+    shown = PlainDisplay(stream)
+    shown.step("load", "loading m (hf:gpt2)")
+    shown.step("load", "m: loading causal LM on cpu")
+    shown.end_step("load", "loaded m in 22.0 s")
+    shown.close()
+    assert _lines(stream) == [
+        "loading m (hf:gpt2) ...",
+        "m: loading causal LM on cpu ...",
+        "loaded m in 22.0 s",
+    ]
+
+
+def test_silent_display_records_what_a_step_ended_with() -> None:
+    shown = SilentDisplay()
+    shown.step("load", "loading m")
+    shown.end_step("load", "loaded m in 1.0 s")
+    shown.close()
+    assert shown.messages == ["loaded m in 1.0 s"]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _text(stream: io.StringIO) -> str:
+    """What the terminal shows, without colour and cursor control sequences."""
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", stream.getvalue())
+
+
+def test_rich_display_stops_drawing_when_the_last_bar_finishes() -> None:
+    stream = _Terminal()
+    shown = RichDisplay(stream)
+    shown.start("a", "m · d · ll", 4)
+    shown.advance("a", 4)
+    shown.finish("a")
+    assert shown._progress is None  # nothing live: what comes next starts a fresh line
+    shown.stage("measures")
+    shown.info("gate 1: ...")
+    shown.close()
+    lines = _text(stream).splitlines()
+    assert any("m · d · ll" in line and "4/4" in line for line in lines)
+    assert "measures" in lines and "gate 1: ..." in lines  # each on a line of its own
+
+
+def test_rich_display_shows_a_step_then_its_outcome() -> None:
+    stream = _Terminal()
+    shown = RichDisplay(stream)
+    shown.step("load", "loading m")
+    assert shown._progress is not None  # a spinner runs while the model loads
+    shown.step("load", "m: loading causal LM on cpu")
+    shown.end_step("load", "loaded m in 22.0 s")
+    assert shown._progress is None
+    shown.close()
+    lines = [line.strip() for line in _text(stream).splitlines()]
+    assert "loading m" in lines  # the step's earlier text stays as a line
+    assert lines[-1] == "loaded m in 22.0 s"
+
+
+def test_rich_display_close_drops_a_running_spinner() -> None:
+    shown = RichDisplay(_Terminal())
+    shown.step("load", "loading m")
+    shown.close()
+    assert shown._progress is None and not shown._steps

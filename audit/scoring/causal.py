@@ -22,6 +22,7 @@ from audit.scoring.base import (
     SentenceScorer,
 )
 from audit.scoring.batching import pack_by_length
+from audit.scoring.layer_ticks import LayerTicks
 
 if TYPE_CHECKING:
     import torch
@@ -80,13 +81,12 @@ def causal_log_likelihoods(
     if pad_id is None:
         pad_id = 0  # masked out by the attention mask; never scored
     budget = _token_budget(model)
-    with torch.inference_mode():
+    with torch.inference_mode(), LayerTicks(model.model, progress) as ticks:
         for batch in pack_by_length([len(x) for x in ids], budget):
-            for index, score in zip(
-                batch, _score_batch(model, [ids[i] for i in batch], context, pad_id), strict=True
-            ):
+            with ticks.batch(len(batch)):
+                scored = _score_batch(model, [ids[i] for i in batch], context, pad_id)
+            for index, score in zip(batch, scored, strict=True):
                 results[index] = score
-            progress(len(batch))
     return [r for r in results if r is not None]
 
 

@@ -172,7 +172,7 @@ def read_entries(
     return found
 
 
-def cached_entries(
+def planned_work(
     unit: ScoreUnit,
     *,
     dataset: LoadedDataset,
@@ -180,11 +180,16 @@ def cached_entries(
     fingerprint: str,
     precision: str,
 ) -> tuple[int, int]:
-    """(entries the unit needs, entries already in the cache) — what a run would do."""
+    """(sentences the unit scores, sentences of them already in the cache), counted as
+    the run's progress counts them (a pair scorer's entry is two sentences)."""
+    shape = unit_input(unit.scorer)
     namespace = open_namespace(unit.scorer, cache, ModelIdentity(fingerprint, precision))
     try:
         jobs = unit_jobs(unit.scorer, dataset)
         found, _ = namespace.get_many(j.key for j in jobs)
     finally:
         namespace.close()
-    return len(jobs), len(found)
+    return (
+        sum(shape.work(j.texts) for j in jobs),
+        sum(shape.work(j.texts) for j in jobs if j.key in found),
+    )

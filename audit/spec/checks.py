@@ -7,7 +7,7 @@ no plug-in implementation (torch, numpy, pandas) is imported. Each check returns
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -154,6 +154,11 @@ def check_gates(gates: Items[GateSpec], sections: SpecSections) -> list[Finding]
     """
     findings: list[Finding] = []
     measures = _names(sections.measures, lambda m: m.name)
+    registry_only = measures is not None and any(name not in MEASURES for name in measures)
+    if registry_only:
+        # A misspelt measure is reported where it is misspelt; a gate on the measure
+        # meant is right as it is, so gates are checked against the registry only.
+        measures = None
     models = _names(sections.models, lambda m: m.id)
     datasets = None
     if sections.datasets is not None and sections.datasets.complete:
@@ -163,6 +168,16 @@ def check_gates(gates: Items[GateSpec], sections: SpecSections) -> list[Finding]
         if measures is not None and gate.measure not in measures:
             findings.append(
                 _not_in_spec("measure", gate.measure, (*loc, "measure"), measures, "measures")
+            )
+        elif registry_only and gate.measure not in MEASURES:
+            hint = did_you_mean(gate.measure, MEASURES.names())
+            findings.append(
+                Finding(
+                    (*loc, "measure"),
+                    f"unknown measure '{gate.measure}'" + (f"; {hint}" if hint else ""),
+                    got=show(gate.measure),
+                    expected=one_of(MEASURES.names(), "measure"),
+                )
             )
         if datasets is not None and gate.dataset not in datasets:
             findings.append(
@@ -205,16 +220,42 @@ def warn_unused_measures(measures: Items[PluginRef], datasets: Items[DatasetSpec
     findings = []
     for i, ref in measures.valid():
         if ref.name in MEASURES and (fits := MEASURES.entry(ref.name).shape) not in shapes:
-            held = " and ".join(sorted(str(s) for s in shapes))
-            findings.append(
-                Finding(
-                    ("measures", i),
-                    f"measure '{ref.name}' applies to {fits} datasets, but "
-                    f"the spec's datasets hold {held}: it will compute nothing",
-                    severity="warning",
-                )
-            )
+            reason = unused_measure_reason(ref.name, fits, shapes)
+            findings.append(Finding(("measures", i), reason, severity="warning"))
     return findings
+
+
+#: What a dataset of each shape holds, in words.
+SHAPE_WORDS = {
+    "pairs": "pairs of a stereotypical and an anti-stereotypical sentence",
+    "labelled": "sentences labelled harmful or benign",
+}
+
+
+def shape_needs(fits: str) -> str:
+    """Datasets of shape `fits` in words, naming built-ins of that shape:
+    'labelled datasets (sentences labelled harmful or benign, such as toxigen)'."""
+    from audit.data.catalog import DATASETS
+
+    examples = [e.name for e in DATASETS.entries() if e.card.shape == fits][:2]
+    what = SHAPE_WORDS.get(fits)
+    such_as = f"such as {' or '.join(examples)}" if examples else ""
+    parts = ", ".join(x for x in (what, such_as) if x)
+    return f"{fits} datasets" + (f" ({parts})" if parts else "")
+
+
+def held_shapes(held: Iterable[str | None]) -> str:
+    """'pairs', 'labelled and pairs' (or 'nothing')."""
+    return " and ".join(sorted(str(s) for s in held if s is not None)) or "nothing"
+
+
+def unused_measure_reason(measure: str, fits: str, held: Iterable[str | None]) -> str:
+    """Why a measure that reads `fits` datasets computes nothing on datasets of `held`
+    shapes: one sentence without its full stop."""
+    return (
+        f"measure '{measure}' applies to {shape_needs(fits)}, but the spec's datasets hold "
+        f"only {held_shapes(held)}: it will compute nothing"
+    )
 
 
 def resolve_spec_path(value: str, base_dir: Path) -> Path:

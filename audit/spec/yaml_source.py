@@ -151,15 +151,73 @@ def _mark(exc: MarkedYAMLError) -> tuple[int | None, int | None]:
 def _syntax_error(exc: MarkedYAMLError) -> YamlSyntaxError:
     line, col = _mark(exc)
     problem = exc.problem or "invalid YAML"
+    context_mark = exc.context_mark
+    opened = (
+        f"line {context_mark.line + 1}, column {context_mark.column + 1}"
+        if context_mark is not None
+        else "above"
+    )
+    explained = _explain(problem, exc.context or "", opened)
+    if explained is not None:
+        where, text = explained
+        if where == "context" and context_mark is not None:
+            line, col = context_mark.line + 1, context_mark.column + 1
+        return YamlSyntaxError(f"invalid YAML: {text}", line, col)
     message = f"invalid YAML: {problem}"
     if exc.context:
         context = exc.context
         if exc.context_mark is not None and exc.problem_mark is not None:
             context += f" started at line {exc.context_mark.line + 1}"
         message += f" ({context})"
-    if "\t" in problem or "'\\t'" in problem:
-        message += "; indent with spaces, not tabs"
     return YamlSyntaxError(message, line, col)
+
+
+def _explain(problem: str, context: str, opened: str) -> tuple[str, str] | None:
+    """The parser's complaint in plain words, and whether it is located at the problem
+    ('problem') or where the construct it concerns began ('context'); None when it is
+    not one we know."""
+    if "'\\t'" in problem or "\t" in problem:
+        return "problem", "a tab character; indent with spaces, not tabs"
+    if problem.startswith("expected <block end>"):
+        if "'-'" in problem or "<block sequence start>" in problem:
+            return "problem", (
+                "this list item ('- ') is not indented like the lines above: items of one "
+                "list start in the same column, and a list under a key is indented under it"
+            )
+        return "problem", (
+            "the indentation does not match the lines above: this line is indented more or "
+            "less than the keys beside it (keys of one mapping start in one column; in a "
+            "list item they line up with the first key after the '- ')"
+        )
+    if problem == "mapping values are not allowed here":
+        return "problem", (
+            "unexpected ':' here: either this line is indented deeper than the key above "
+            "it, or a value holds ': ' and must be quoted (write key: \"a: b\")"
+        )
+    if problem == "could not find expected ':'" and "simple key" in context:
+        return "context", (
+            "this line has no ':' after its key; write 'key: value' (or '- value' for a list item)"
+        )
+    for close, kind in (("}", "{...} mapping"), ("]", "[...] list")):
+        if problem.startswith(f"expected ',' or '{close}'"):
+            opener = "{" if close == "}" else "["
+            return "problem", (
+                f"the '{opener}' at {opened} is not closed where it should be: a '{close}' "
+                f"is missing, or a ',' between two entries of the {kind}"
+            )
+    if context == "while scanning a quoted scalar" and "end of stream" in problem:
+        return "context", "this quote is never closed: add the matching quote at its end"
+    if problem.startswith("found character") and "cannot start any token" in problem:
+        char = problem.split("'")[1] if problem.count("'") >= 2 else "this character"
+        return "problem", f"a value cannot start with '{char}': put the value in quotes"
+    if problem.startswith("found undefined alias"):
+        return "problem", (
+            "a value starting with '*' refers to an anchor ('&name') that is not defined; "
+            "to write a value that starts with '*', put it in quotes"
+        )
+    if problem == "but found another document":
+        return "problem", "a second YAML document ('---'); a spec is a single document"
+    return None
 
 
 def _duplicate_key(exc: DuplicateKeyError) -> YamlSyntaxError:

@@ -22,6 +22,7 @@ import torch
 from audit.models.device import use_all_cores
 from audit.models.loaded import LoadedModel
 from audit.scoring.batching import default_token_budget, pack_by_length
+from audit.scoring.layer_ticks import LayerTicks
 from audit.scoring.masked.forward import (
     eager_attention,
     gathered_logits,
@@ -100,25 +101,20 @@ def resolve_token_budget(loaded: LoadedModel, batch_tokens: int | None) -> int:
 
 
 class _Progress:
-    """Turns finished copies into `progress(n sentences)` calls, one per batch."""
+    """Counts the sentences each batch finishes (all copies of a sentence have run)."""
 
-    def __init__(self, copies_per_sentence: np.ndarray, progress: Callable[[int], None]) -> None:
+    def __init__(self, copies_per_sentence: np.ndarray) -> None:
         self.remaining = copies_per_sentence.copy()
-        self.progress = progress
         self.pending = int((self.remaining == 0).sum())  # sentences with nothing to run
 
-    def finish(self, sentences: np.ndarray) -> None:
+    def finishing(self, sentences: np.ndarray) -> int:
+        """The sentences a batch of copies of `sentences` finishes (with, the first time,
+        those that needed no forward pass): what the batch is worth in progress."""
+        ids, counts = np.unique(sentences, return_counts=True)
+        done = int((self.remaining[ids] == counts).sum()) + self.pending
         np.subtract.at(self.remaining, sentences, 1)
-        done = int((self.remaining[np.unique(sentences)] == 0).sum()) + self.pending
         self.pending = 0
-        if done:
-            self.progress(done)
-
-    def flush(self) -> None:
-        """Report sentences that needed no forward pass, if no batch reported them."""
-        if self.pending:
-            self.progress(self.pending)
-            self.pending = 0
+        return done
 
 
 def _pad_batch(
@@ -162,13 +158,14 @@ def run_masked_copies(
     per_sentence = np.bincount(
         np.array([c.sentence for c in copies], dtype=np.int64), minlength=n_sentences
     )
-    tracker = _Progress(per_sentence, progress)
+    tracker = _Progress(per_sentence)
     results: list[np.ndarray] = [np.empty((0, 0))] * len(copies)
     budget = resolve_token_budget(loaded, batch_tokens)
     can_prune = supports_last_layer_pruning(loaded.model)
-    with scoring_mode(loaded, autocast=autocast):
+    with scoring_mode(loaded, autocast=autocast), LayerTicks(loaded.model, progress) as ticks:
         for batch in pack_by_length([len(c.ids) for c in copies], budget):
             members = [copies[i] for i in batch]
+            worth = tracker.finishing(np.array([c.sentence for c in members], dtype=np.int64))
             ids, attention, longest = _pad_batch([c.ids for c in members], pad_id, device)
             _count(stats, [c.ids for c in members], longest)
             mask_rows = [r for r, c in enumerate(members) for _ in c.masked]
@@ -196,14 +193,15 @@ def run_masked_copies(
                     stats.pruned_rows += r
                     stats.pruned_attention_tokens_sq += len(members) * longest * longest
                     stats.pruned_row_tokens += r * longest
-            logits, _ = gathered_logits(
-                loaded.model,
-                ids,
-                attention,
-                torch.tensor(read_rows, device=device),
-                torch.tensor(read_cols, device=device),
-                prune_last_layer=prune,
-            )
+            with ticks.batch(worth):
+                logits, _ = gathered_logits(
+                    loaded.model,
+                    ids,
+                    attention,
+                    torch.tensor(read_rows, device=device),
+                    torch.tensor(read_cols, device=device),
+                    prune_last_layer=prune,
+                )
             scores = log_probs_of_targets(logits, torch.from_numpy(targets).to(device))
             host = scores.to("cpu", torch.float64).numpy()  # the one sync of the batch
             start = 0
@@ -211,8 +209,8 @@ def run_masked_copies(
                 k = len(copy.targets[0]) if copy.targets else 0
                 results[index] = host[start : start + count, :k]
                 start += count
-            tracker.finish(np.array([c.sentence for c in members], dtype=np.int64))
-    tracker.flush()
+    if tracker.pending:  # no batch ran to report the sentences that needed none
+        progress(tracker.pending)
     return results
 
 
@@ -240,7 +238,8 @@ def run_unmasked(
     budget = resolve_token_budget(loaded, batch_tokens)
     model = loaded.model
     attention_kernel = eager_attention(model) if with_attention else nullcontext()
-    with scoring_mode(loaded, autocast=autocast), attention_kernel:
+    ticks = LayerTicks(model, progress)
+    with scoring_mode(loaded, autocast=autocast), attention_kernel, ticks:
         for batch in pack_by_length([len(s.ids) for s in sentences], budget):
             members = [sentences[i] for i in batch]
             ids, attention, longest = _pad_batch([s.ids for s in members], pad_id, device)
@@ -251,9 +250,10 @@ def run_unmasked(
                 stats.head_rows += len(rows)
             row_t = torch.tensor(rows, device=device)
             col_t = torch.tensor(cols, device=device)
-            logits, attentions = gathered_logits(
-                model, ids, attention, row_t, col_t, output_attentions=with_attention
-            )
+            with ticks.batch(len(batch)):
+                logits, attentions = gathered_logits(
+                    model, ids, attention, row_t, col_t, output_attentions=with_attention
+                )
             scores = log_probs_of_targets(logits, ids[row_t, col_t].unsqueeze(1))[:, 0]
             host = scores.to("cpu", torch.float64).numpy()
             received: np.ndarray | None = None
@@ -266,7 +266,6 @@ def run_unmasked(
                 att = None if received is None else received[start : start + n]
                 results[index] = UnmaskedResult(host[start : start + n], att)
                 start += n
-            progress(len(batch))
     return results
 
 
