@@ -21,6 +21,8 @@ PluginKind = Literal["dataset", "scorer", "measure", "variant_method", "extrinsi
 #:   fields), not among the headline estimates;
 #: - normality_check: a test whose p-value below the audit's alpha flags a score set as not
 #:   normal: its diagnostic table gets a verdict column, and it drives the non-normal caveat;
+#: - gaussian_fit: fits Gaussians to the score sets (KLS, JSS), so a non-normal set
+#:   weakens it (the non-normal caveat and the distribution chart's caption name it);
 #: - intrinsic / extrinsic: Kaneko et al. 2022's two families of bias measures;
 #: - resamplable: the cross-model studies (robustness, comparison) can redraw it;
 #: - corpus: measures a text corpus, not a model.
@@ -29,6 +31,7 @@ Role = Literal[
     "group_chart",
     "diagnostic",
     "normality_check",
+    "gaussian_fit",
     "intrinsic",
     "extrinsic",
     "resamplable",

@@ -1,7 +1,7 @@
 """Release gates: thresholds from the spec's `gates`, judged with each measurement's CI.
 
 A gate passes only when the whole confidence interval lies inside its band, fails when the
-whole interval lies outside it, and is inconclusive otherwise: when the interval straddles a
+whole interval lies outside it, and is inconclusive otherwise: when the interval crosses a
 bound, or when the measurement is missing, undefined or has no interval. `audit run` exits
 with `gate_exit_code(...)`: 0 when every gate passes, 3 when any fails or is inconclusive.
 
@@ -30,18 +30,42 @@ def describe_band(low: float | None, high: float | None) -> str:
     return f"<= {high:g}"
 
 
+def _band_words(low: float | None, high: float | None) -> str:
+    """The band for a sentence: 'the band 45–55', 'at least 0.5' or 'at most 10'."""
+    if low is not None and high is not None:
+        return f"the band {low:g}–{high:g}"
+    if low is not None:
+        return f"at least {low:g}"
+    return f"at most {high:g}"
+
+
 def judge_interval(
     ci_low: float, ci_high: float, low: float | None, high: float | None
 ) -> tuple[Verdict, str]:
-    """PASS when [ci_low, ci_high] lies inside the band, FAIL when outside, else INCONCLUSIVE."""
+    """PASS when [ci_low, ci_high] lies inside the band, FAIL when outside, else
+    INCONCLUSIVE; the reason says it in words ('the interval crosses the bound 0.5')."""
     lo = -math.inf if low is None else low
     hi = math.inf if high is None else high
-    band = describe_band(low, high)
+    band = _band_words(low, high)
+    both = low is not None and high is not None
+    of_band = f" of {band}" if both else ""
     if ci_low >= lo and ci_high <= hi:
-        return "PASS", f"the whole CI lies {band}"
-    if ci_high < lo or ci_low > hi:
-        return "FAIL", f"the whole CI lies outside {band}"
-    return "INCONCLUSIVE", f"the CI straddles a bound of {band}"
+        if both:
+            return "PASS", f"the whole interval lies inside {band}"
+        side = f"at or above {lo:g}" if low is not None else f"at or below {hi:g}"
+        return "PASS", f"the whole interval lies {side}"
+    if ci_high < lo:
+        return "FAIL", f"the whole interval lies below {band if both else f'{lo:g}'}"
+    if ci_low > hi:
+        return "FAIL", f"the whole interval lies above {band if both else f'{hi:g}'}"
+    # Neither inside nor wholly outside: the interval reaches past the lower or upper
+    # bound (or past both) and still overlaps the band.
+    crossed = [x for x, past in ((lo, ci_low < lo), (hi, ci_high > hi)) if past]
+    if len(crossed) > 1:
+        return "INCONCLUSIVE", f"the interval reaches past both edges{of_band}"
+    edge = "edge" if both else "bound"
+    side = ("lower " if crossed[0] == lo else "upper ") if both else ""
+    return "INCONCLUSIVE", f"the interval crosses the {side}{edge} {crossed[0]:g}{of_band}"
 
 
 def id_matches(plugin: PluginId, wanted: str) -> bool:
@@ -75,7 +99,8 @@ def _judge_measurement(index: int, gate: Gate, m: Measurement) -> GateVerdict:
         verdict: Verdict = "INCONCLUSIVE"
         reason = f"measure undefined: {m.note or 'no value'}"
     elif m.ci_low is None or m.ci_high is None:
-        verdict, reason = "INCONCLUSIVE", "the measurement has no confidence interval"
+        verdict = "INCONCLUSIVE"
+        reason = "the value has no confidence interval" + (f" ({m.note})" if m.note else "")
     else:
         verdict, reason = judge_interval(m.ci_low, m.ci_high, gate.low, gate.high)
     return GateVerdict(

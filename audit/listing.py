@@ -203,11 +203,9 @@ def _number(value: float | None) -> str:
 
 def _short_reason(verdict: GateVerdict) -> str:
     if verdict.verdict == "PASS":
-        return "the whole CI lies inside the band"
+        return "the whole interval lies inside the band"
     if verdict.verdict == "FAIL":
-        return "the whole CI lies outside the band"
-    if verdict.reason.startswith("the CI straddles"):
-        return "the CI straddles a bound"
+        return "the whole interval lies outside the band"
     return verdict.reason
 
 

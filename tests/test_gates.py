@@ -157,7 +157,7 @@ def test_scorer_gate_and_verdict_line() -> None:
     assert verdict.verdict == "FAIL" and verdict.scorer == PluginId.of("aul")
     assert describe_verdict(verdict) == (
         "gate 1 FAIL: bias_score on crows_pairs [model-a/aul/all] = 60 (CI 58 to 62), "
-        "required <= 55: the whole CI lies outside <= 55"
+        "required <= 55: the whole interval lies above 55"
     )
 
 

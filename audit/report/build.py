@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from audit.gates import describe_band, gate_exit_code
+from audit.gates import gate_exit_code
 from audit.report import cells
 from audit.report.caveats import build_caveats
 from audit.report.charts import distribution_chart, group_chart
-from audit.report.formatting import fmt_date, fmt_num
+from audit.report.formatting import fmt_band, fmt_date, fmt_num, fmt_precision, group_name
 from audit.report.index import MeasurementIndex
 from audit.report.model import (
     Chart,
@@ -26,7 +26,7 @@ from audit.report.studies import (
     correlation_study,
     robustness_study,
 )
-from audit.report.summary import build_summary
+from audit.report.summary import build_summary, overall_verdict, verdict_reason
 from audit.report.tables import diagnostic_tables, group_table, overview_table, slug
 from audit.results import AuditResult, GateVerdict
 
@@ -49,7 +49,7 @@ def build_cover(result: AuditResult) -> Cover:
         models.add(
             [
                 cells.text(m.id),
-                cells.text(f"{m.model_type} LM, {m.precision} on {m.device}"),
+                cells.text(f"{m.model_type} LM, {fmt_precision(m.precision, m.device)}"),
                 cells.text(m.source),
                 cells.count(m.n_parameters),
                 cells.code(m.fingerprint),
@@ -113,7 +113,7 @@ def build_cover(result: AuditResult) -> Cover:
     )
 
 
-def gate_table(verdicts: list[GateVerdict]) -> Table | None:
+def gate_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table | None:
     """Every gate verdict with its band, value, CI and the reason for the verdict."""
     if not verdicts:
         return None
@@ -140,22 +140,22 @@ def gate_table(verdicts: list[GateVerdict]) -> Table | None:
         maker.add(
             [
                 cells.count(v.gate_index + 1),
-                cells.text(v.measure.label),
+                cells.text(index.cards.title(v.measure)),
                 cells.text(v.dataset),
                 cells.text(v.model or "—"),
-                cells.code(v.scorer.label if v.scorer is not None else "—"),
-                cells.text(v.group),
-                cells.text(describe_band(v.low, v.high)),
+                cells.text(index.cards.scorer_name(v.scorer) if v.scorer is not None else "—"),
+                cells.text(group_name(v.group)),
+                cells.text(fmt_band(v.low, v.high)),
                 cells.Cell(
                     kind="estimate", value=v.value, low=v.ci_low, high=v.ci_high, digits=digits
                 ),
-                cells.verdict(v.verdict, VERDICT_EMPHASIS[v.verdict], note=v.reason),
+                cells.verdict(v.verdict, VERDICT_EMPHASIS[v.verdict], note=verdict_reason(v)),
             ]
         )
     return maker.table()
 
 
-def gate_summary_table(verdicts: list[GateVerdict]) -> Table | None:
+def gate_summary_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table | None:
     """One row per gate of the spec: its rule and how many of its checks pass."""
     if not verdicts:
         return None
@@ -169,13 +169,13 @@ def gate_summary_table(verdicts: list[GateVerdict]) -> Table | None:
         first = mine[0]
         who = f"model {first.model}" if len({v.model for v in mine}) == 1 else "every model"
         groups = {v.group for v in mine}
-        group = f"group {first.group}" if len(groups) == 1 else "each group"
+        group = group_name(first.group) if len(groups) == 1 else "each group"
         rule = (
-            f"{first.measure.label} on {first.dataset}, {who}, {group}: "
-            f"{describe_band(first.low, first.high)}"
+            f"{index.cards.title(first.measure)} on {first.dataset}, {who}, {group}: "
+            f"{fmt_band(first.low, first.high)}"
         )
         counts = {k: sum(v.verdict == k for v in mine) for k in ("PASS", "FAIL", "INCONCLUSIVE")}
-        overall = "FAIL" if counts["FAIL"] else "INCONCLUSIVE" if counts["INCONCLUSIVE"] else "PASS"
+        overall = overall_verdict(mine)
         maker.add(
             [
                 cells.count(gate_index + 1),
@@ -190,21 +190,21 @@ def gate_summary_table(verdicts: list[GateVerdict]) -> Table | None:
     return maker.table()
 
 
-def build_gates(result: AuditResult) -> GateSection:
+def build_gates(index: MeasurementIndex) -> GateSection:
     """The gates section from the verdicts results.json stores."""
-    verdicts = list(result.gate_verdicts)
+    verdicts = list(index.result.gate_verdicts)
     n_pass = sum(v.verdict == "PASS" for v in verdicts)
     n_fail = sum(v.verdict == "FAIL" for v in verdicts)
     n_inc = len(verdicts) - n_pass - n_fail
-    overall = "NONE" if not verdicts else "FAIL" if n_fail else "INCONCLUSIVE" if n_inc else "PASS"
+    overall = overall_verdict(verdicts)
     return GateSection(
         verdicts=verdicts,
-        summary_table=gate_summary_table(verdicts),
-        table=gate_table(verdicts),
+        summary_table=gate_summary_table(index, verdicts),
+        table=gate_table(index, verdicts),
         n_pass=n_pass,
         n_fail=n_fail,
         n_inconclusive=n_inc,
-        overall=overall,  # type: ignore[arg-type]
+        overall=overall,
         exit_code=gate_exit_code(verdicts),
     )
 
@@ -248,7 +248,8 @@ def build_dataset(
     )
 
 
-def build_appendix(result: AuditResult) -> list[Table]:
+def build_appendix(index: MeasurementIndex) -> list[Table]:
+    result = index.result
     units = cells.TableMaker(
         id="units",
         title="Scoring units",
@@ -260,7 +261,7 @@ def build_appendix(result: AuditResult) -> list[Table]:
             [
                 cells.text(u.model),
                 cells.text(u.dataset),
-                cells.code(u.scorer.label),
+                cells.text(index.cards.scorer_name(u.scorer)),
                 cells.count(u.sentences),
                 cells.count(u.computed),
                 cells.count(u.cached),
@@ -280,7 +281,7 @@ def build_appendix(result: AuditResult) -> list[Table]:
                 [
                     cells.text(s.model),
                     cells.text(s.dataset),
-                    cells.code(s.scorer.label),
+                    cells.text(index.cards.scorer_name(s.scorer)),
                     cells.text(s.reason),
                 ]
             )
@@ -296,7 +297,7 @@ def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> Rep
     """The report model of `result`; `scores` (scores.parquet) adds distribution charts."""
     index = MeasurementIndex(result)
     studies = StudyData.of(result)
-    gates = build_gates(result)
+    gates = build_gates(index)
     caveats = build_caveats(index, studies)
     measures = list(dict.fromkeys(m.measure for m in result.measurements))
     cards = [c for measure in measures if (c := index.cards.view(measure)) is not None]
@@ -313,5 +314,5 @@ def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> Rep
         caveats=caveats,
         cards=cards,
         signoff=SignOff(fields=SIGNOFF_FIELDS, decisions=SIGNOFF_DECISIONS),
-        appendix=build_appendix(result),
+        appendix=build_appendix(index),
     )

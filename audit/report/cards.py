@@ -6,19 +6,23 @@ from collections.abc import Iterable
 
 from audit.cards import PluginCard, Role
 from audit.ids import PluginId, label_of
+from audit.report.formatting import lower_first, plain
 from audit.report.model import CardView
 from audit.results import AuditResult
 
 
 class MeasureCards:
     """The measure cards of one result (or of several: the first card of a name wins),
-    looked up by measure id."""
+    looked up by measure id; the scorer and dataset cards give their names for people."""
 
     def __init__(self, cards: Iterable[PluginCard]) -> None:
         self._cards: dict[str, PluginCard] = {}
+        self._others: dict[tuple[str, str], PluginCard] = {}
         for card in cards:
             if card.kind == "measure":
                 self._cards.setdefault(card.name, card)
+            else:
+                self._others.setdefault((card.kind, card.name), card)
 
     @classmethod
     def of(cls, *results: AuditResult) -> MeasureCards:
@@ -38,6 +42,11 @@ class MeasureCards:
         card = self.card(measure)
         return card is not None and card.has_role(role)
 
+    def fits_gaussians(self, measure: PluginId) -> bool:
+        """Whether a measure fits Gaussians to the score sets (KLS, JSS): its `gaussian_fit`
+        role."""
+        return self.has_role(measure, "gaussian_fit")
+
     def names_with_role(self, role: Role) -> list[str]:
         """Names of the measures with `role`, in the order of `result.plugins`."""
         return [name for name, card in self._cards.items() if card.has_role(role)]
@@ -53,6 +62,24 @@ class MeasureCards:
             return measure.label
         return label_of(card.short_title, measure.options)
 
+    def name(self, measure: PluginId) -> str:
+        """A measure's name mid-sentence: 'bias score', 'KLS'."""
+        return lower_first(self.title(measure))
+
+    def scorer_name(self, scorer: PluginId) -> str:
+        """A scorer for people: its card's title with the label, 'log-likelihood (ll)'; the
+        label alone when the card says no more."""
+        card = self._others.get(("scorer", scorer.name))
+        title = "" if card is None else card.short_title
+        if not title or title.lower() == scorer.name.lower():
+            return scorer.label
+        return f"{lower_first(title)} ({scorer.label})"
+
+    def dataset_title(self, dataset: str) -> str:
+        """A dataset for people: its card's title ('CrowS-Pairs'), else its name."""
+        card = self._others.get(("dataset", dataset))
+        return dataset if card is None or not card.title else card.title
+
     def view(self, measure: PluginId) -> CardView | None:
         """The card as the report prints it."""
         card = self.card(measure)
@@ -61,10 +88,10 @@ class MeasureCards:
         return CardView(
             name=measure.label,
             title=card.title,
-            what=card.what,
-            inputs=card.inputs,
-            direction=card.direction,
-            ideal=card.ideal,
-            citation=card.citation,
-            limitations=list(card.limitations),
+            what=plain(card.what),
+            inputs=plain(card.inputs),
+            direction=plain(card.direction),
+            ideal=plain(card.ideal),
+            citation=plain(card.citation),
+            limitations=[plain(x) for x in card.limitations],
         )

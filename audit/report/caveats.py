@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from audit.ids import PluginId
-from audit.report.formatting import fmt_p
-from audit.report.index import MeasurementIndex
+from audit.report.formatting import fmt_p, group_name, plain
+from audit.report.index import MeasurementIndex, unique
 from audit.report.model import Caveat
 from audit.report.studies import StudyData
+from audit.results import Measurement
 
 #: Groups with fewer items than this get the small-group caveat.
 SMALL_GROUP = 30
@@ -24,12 +25,10 @@ BLODGETT = (
 
 
 def intrinsic_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
-    labels = sorted(
-        {
-            m.measure.label
-            for m in index.result.measurements
-            if index.cards.has_role(m.measure, "intrinsic")
-        }
+    labels = unique(
+        index.cards.title(m.measure)
+        for m in index.result.measurements
+        if index.cards.has_role(m.measure, "intrinsic")
     )
     if not labels:
         return None
@@ -53,6 +52,9 @@ def intrinsic_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | No
 
 
 def normality_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    """Score sets that fail the normality check, where a measure that fits Gaussians to
+    them (KLS, JSS) was computed on the same dataset: only then is the caveat's claim about
+    this audit."""
     alpha = index.result.alpha
     failing = [
         m
@@ -60,39 +62,58 @@ def normality_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | No
         if index.cards.has_role(m.measure, "normality_check")
         and m.p_value is not None
         and m.p_value < alpha
+        and index.gaussian_measures(m.dataset)
     ]
     if not failing:
         return None
+    names = unique(
+        index.cards.title(g)
+        for d in unique(m.dataset for m in failing)
+        for g in index.gaussian_measures(d)
+    )
+    which = " and ".join(names) if len(names) <= 2 else ", ".join(names)
     where = "; ".join(
-        f"{m.model} ({m.scorer.label}) on {m.dataset}"
-        + (f", {m.group}" if m.group != "all" else "")
-        + f": p {fmt_p(m.p_value)}"
-        for m in failing
+        unique(
+            f"{m.model} ({index.cards.scorer_name(m.scorer)}) on {m.dataset}"
+            + (f", {group_name(m.group)}" if m.group != "all" else "")
+            + f": p {fmt_p(m.p_value)}"
+            for m in failing
+        )
     )
     return Caveat(
         id="non-normal",
-        title="Non-normal score sets weaken KLS and JSS",
-        text="KLS and JSS compare Gaussians fitted to the two score sets. Where a set is not "
-        "normal, the fitted Gaussians misdescribe it and these two measures can over- or "
-        "understate the difference; read them together with the bias score and the "
-        "distribution charts.",
+        title=f"Non-normal score sets weaken {which}",
+        text=f"{which} compare{'s' if len(names) == 1 else ''} Gaussians fitted to the two "
+        "score sets. Where a set is not normal, the fitted Gaussians misdescribe it and these "
+        "measures can over- or understate the difference; read them together with the bias "
+        "score and the distribution charts.",
         trigger=f"Shapiro-Wilk p < {alpha:g}: {where}",
         citation="Liu 2024, Table 1",
     )
 
 
 def small_group_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
-    small: dict[str, set[str]] = {}
+    """Groups under SMALL_GROUP items: by the dataset's own count, else by a measurement's."""
+    small: dict[str, dict[str, int]] = {}
     for record in index.result.datasets:
         for group, n in record.groups.items():
             if n < SMALL_GROUP:
-                small.setdefault(record.name, set()).add(f"{group} ({n})")
+                small.setdefault(record.name, {})[group] = n
+    counted = {(r.name, g) for r in index.result.datasets for g in r.groups}
     for m in index.result.measurements:
-        if m.group != "all" and m.n < SMALL_GROUP and m.status == "ok":
-            small.setdefault(m.dataset, set()).add(f"{m.group} ({m.n})")
+        if (
+            m.group != "all"
+            and (m.dataset, m.group) not in counted
+            and m.n < SMALL_GROUP
+            and m.status == "ok"
+        ):
+            small.setdefault(m.dataset, {}).setdefault(m.group, m.n)
     if not small:
         return None
-    where = "; ".join(f"{d}: {', '.join(sorted(g))}" for d, g in small.items())
+    where = "; ".join(
+        f"{d}: " + ", ".join(f"{group_name(g)} ({n})" for g, n in sorted(groups.items()))
+        for d, groups in small.items()
+    )
     return Caveat(
         id="small-groups",
         title="Small groups",
@@ -126,29 +147,36 @@ def dataset_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None
 
 
 def ranking_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    """Measures that order the same models differently (closeness to each measure's ideal
+    value), compared within one dataset and one scorer: it needs two models or more."""
     found: list[str] = []
     for record in index.result.datasets:
         units = index.units(record.name)
-        if len(units) < 2:
-            continue
-        rankings: dict[PluginId, tuple[str, ...]] = {}
-        for measure in index.measures(record.name):
-            ideal = index.cards.ideal_value(measure)
-            if ideal is None:
+        for scorer in unique(u.scorer for u in units):
+            mine = [u for u in units if u.scorer == scorer]
+            if len({u.model for u in mine}) < 2:
                 continue
-            values = [(u.label, index.get(u, record.name, measure, "all")) for u in units]
-            scored = [
-                (abs(m.value - ideal), u)
-                for u, m in values
-                if m is not None and m.value is not None
-            ]
-            if len(scored) == len(units):
-                rankings[measure] = tuple(u for _, u in sorted(scored))
-        if len(set(rankings.values())) > 1:
-            orders = "; ".join(
-                f"{index.cards.title(k)}: {' < '.join(v)}" for k, v in rankings.items()
-            )
-            found.append(f"{record.name} (distance from the ideal, closest first: {orders})")
+            rankings: dict[PluginId, tuple[str, ...]] = {}
+            for measure in index.measures(record.name):
+                ideal = index.cards.ideal_value(measure)
+                if ideal is None:
+                    continue
+                values = [(u.model, index.get(u, record.name, measure, "all")) for u in mine]
+                scored = [
+                    (abs(m.value - ideal), model)
+                    for model, m in values
+                    if m is not None and m.value is not None
+                ]
+                if len(scored) == len(mine):
+                    rankings[measure] = tuple(model for _, model in sorted(scored))
+            if len(set(rankings.values())) > 1:
+                orders = "; ".join(
+                    f"{index.cards.title(k)}: {' < '.join(v)}" for k, v in rankings.items()
+                )
+                found.append(
+                    f"{record.name}, scored by {index.cards.scorer_name(scorer)} (distance "
+                    f"from the ideal value, closest first: {orders})"
+                )
     if not found:
         return None
     return Caveat(
@@ -156,9 +184,26 @@ def ranking_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None
         title="Measures disagree on the ranking of models",
         text="Different measures put the models in different orders on the same data, so "
         "'the least biased model' depends on the measure chosen. Decide on the measure "
-        "that matches the harm you care about before comparing, and look at the CIs: "
+        "that matches the harm you care about before comparing, and look at the intervals: "
         "overlapping intervals do not rank models at all.",
         trigger="; ".join(found),
+    )
+
+
+def _listed(entries: list[str], limit: int = 8) -> str:
+    """Entries each once, the first `limit` of them, and how many more."""
+    entries = unique(entries)
+    more = f"; and {len(entries) - limit} more" if len(entries) > limit else ""
+    return "; ".join(entries[:limit]) + more
+
+
+def _what(index: MeasurementIndex, m: Measurement) -> str:
+    """A measurement for people: 'Bias score of gpt2 (log-likelihood (ll)) on crows_pairs,
+    gender'."""
+    group = "" if m.group == "all" else f", {group_name(m.group)}"
+    return (
+        f"{index.cards.title(m.measure)} of {m.model} ({index.cards.scorer_name(m.scorer)}) "
+        f"on {m.dataset}{group}"
     )
 
 
@@ -166,17 +211,41 @@ def undefined_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | No
     undefined = [m for m in index.result.measurements if m.status != "ok"]
     if not undefined:
         return None
-    where = "; ".join(
-        f"{m.measure.label} of {m.model} on {m.dataset}/{m.group}: {m.note or 'undefined'}"
-        for m in undefined[:8]
-    )
-    more = f" and {len(undefined) - 8} more" if len(undefined) > 8 else ""
     return Caveat(
         id="undefined",
         title="Some measures have no value",
         text="These measurements are undefined (shown as a dash); they are not zero and "
         "not a pass. Gates on them are inconclusive.",
-        trigger=where + more,
+        trigger=_listed([f"{_what(index, m)}: {plain(m.note) or 'undefined'}" for m in undefined]),
+        severity="info",
+    )
+
+
+def no_interval_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    """Values shown without the interval their measure gives elsewhere (too few items, or
+    every resample gave the same value): the measurement's details say it was withheld."""
+    withheld = [
+        m
+        for m in index.result.measurements
+        if m.status == "ok"
+        and m.ci_low is None
+        and isinstance(about := m.details.get("interval"), dict)
+        and about.get("withheld")
+    ]
+    if not withheld:
+        return None
+    return Caveat(
+        id="no-interval",
+        title="Some values have no confidence interval",
+        text="These values rest on too few items for an honest interval (or every resample "
+        "gave the same value), so they are shown without one rather than with a falsely "
+        "narrow one. Read them as rough indications; gates on them are inconclusive.",
+        trigger=_listed(
+            [
+                f"{_what(index, m)}: {plain(str(m.details['interval']['withheld']))}"
+                for m in withheld
+            ]
+        ),
         severity="info",
     )
 
@@ -185,7 +254,13 @@ def skipped_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None
     skipped = index.result.skipped_units
     if not skipped:
         return None
-    where = "; ".join(f"{s.model} x {s.dataset} x {s.scorer.label}: {s.reason}" for s in skipped)
+    where = _listed(
+        [
+            f"{s.model} x {s.dataset} x {index.cards.scorer_name(s.scorer)}: {plain(s.reason)}"
+            for s in skipped
+        ],
+        limit=len(skipped),
+    )
     return Caveat(
         id="skipped",
         title="Combinations the plan left out",
@@ -205,6 +280,7 @@ RULES: tuple[CaveatRule, ...] = (
     dataset_caveat,
     ranking_caveat,
     undefined_caveat,
+    no_interval_caveat,
     skipped_caveat,
 )
 
@@ -213,4 +289,6 @@ def build_caveats(index: MeasurementIndex, studies: StudyData) -> list[Caveat]:
     """Every caveat whose trigger is present in the results, plus the studies' own."""
     caveats = [c for rule in RULES if (c := rule(index, studies)) is not None]
     caveats += studies.caveats()
-    return caveats
+    return [
+        c.model_copy(update={"text": plain(c.text), "trigger": plain(c.trigger)}) for c in caveats
+    ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from audit.report.formatting import plain
 from audit.report.model import Cell, Table
 from audit.results import Measurement
 
@@ -43,9 +44,14 @@ def estimate(m: Measurement | None, digits: int) -> Cell:
     if m is None:
         return Cell(kind="text", text="not measured")
     if m.status != "ok" or m.value is None:
-        return Cell(kind="estimate", value=None, note=m.note or "undefined", emphasis="warn")
+        return Cell(kind="estimate", value=None, note=plain(m.note) or "undefined", emphasis="warn")
     return Cell(
-        kind="estimate", value=m.value, low=m.ci_low, high=m.ci_high, digits=digits, note=m.note
+        kind="estimate",
+        value=m.value,
+        low=m.ci_low,
+        high=m.ci_high,
+        digits=digits,
+        note=plain(m.note),
     )
 
 

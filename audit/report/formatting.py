@@ -72,3 +72,108 @@ def fmt_seconds(value: float) -> str:
         return f"{value:.0f} s"
     minutes, seconds = divmod(round(value), 60)
     return f"{minutes} min {seconds} s"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """'1 model', '2 models', '1,508 pairs' ('many' for an irregular plural)."""
+    return f"{n:,} {word if n == 1 else many or word + 's'}"
+
+
+def fmt_bound(value: float) -> str:
+    """A gate bound as the spec wrote it: 45, 0.5."""
+    return f"{value:g}"
+
+
+def fmt_band(low: float | None, high: float | None) -> str:
+    """A gate's band for people: '45–55', 'at least 0.5', 'at most 10'."""
+    if low is not None and high is not None:
+        return f"{fmt_bound(low)}{DASH}{fmt_bound(high)}"
+    if low is not None:
+        return f"at least {fmt_bound(low)}"
+    if high is not None:
+        return f"at most {fmt_bound(high)}"
+    return "any value"
+
+
+def fmt_estimate(
+    value: float | None, low: float | None, high: float | None, digits: int, n: int | None = None
+) -> str:
+    """A value with its interval, '55.6 [52.9, 58.2]'; without one 'no interval (4 items)',
+    never a zero-width interval; 'no value' when there is none."""
+    if value is None:
+        return "no value"
+    if low is None or high is None:
+        items = f" ({plural(n, 'item')})" if n is not None else ""
+        return f"{fmt_num(value, digits)}, no interval{items}"
+    return f"{fmt_num(value, digits)} {fmt_ci(low, high, digits)}"
+
+
+#: Device names as people write them.
+DEVICE_NAMES = {"cpu": "CPU", "cuda": "GPU (CUDA)", "mps": "Apple GPU (MPS)", "xpu": "Intel GPU"}
+
+
+def fmt_device(device: str) -> str:
+    """'cpu' -> 'CPU', 'cuda:0' -> 'GPU (CUDA) 0'."""
+    kind, _, number = device.partition(":")
+    name = DEVICE_NAMES.get(kind.lower(), device)
+    return f"{name} {number}" if number and name != device else name
+
+
+def fmt_precision(precision: str, device: str) -> str:
+    """How a model ran: 'float32 on CPU' (a 'cpu/float32' precision loses its device part)."""
+    kind = device.partition(":")[0].lower()
+    head, sep, rest = precision.partition("/")
+    dtype = rest if sep and head.lower() in (kind, device.lower()) else precision
+    return f"{dtype} on {fmt_device(device)}"
+
+
+#: Group labels as datasets spell them (ToxiGen's 'mental dis', CrowS-Pairs' 'race-color')
+#: and as people read them. Data values, not plug-in names; others get '-' and '_' as spaces.
+GROUP_NAMES = {
+    "all": "whole dataset",
+    "mental dis": "mental disability",
+    "mental_dis": "mental disability",
+    "physical dis": "physical disability",
+    "physical_dis": "physical disability",
+    "lgbtq": "LGBTQ+",
+    "lgbtq+": "LGBTQ+",
+    "race-color": "race/color",
+    "asian": "Asian",
+    "black": "Black",
+    "chinese": "Chinese",
+    "jewish": "Jewish",
+    "latino": "Latino",
+    "mexican": "Mexican",
+    "middle-eastern": "Middle Eastern",
+    "middle_east": "Middle Eastern",
+    "middle east": "Middle Eastern",
+    "muslim": "Muslim",
+    "native-american": "Native American",
+    "native_american": "Native American",
+}
+
+
+def group_name(group: str) -> str:
+    """A group (bias type or target group) for people: 'mental dis' -> 'mental disability'."""
+    known = GROUP_NAMES.get(group.strip().lower())
+    if known is not None:
+        return known
+    return " ".join(group.replace("_", " ").replace("-", " ").split())
+
+
+def plain(text: str) -> str:
+    """Text for people: spans in backticks (`compat: reference`) lose the backticks and get
+    quotation marks; an unpaired backtick stays."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: the last one is unpaired
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return "".join(f"\u2018{p}\u2019" if i % 2 else p for i, p in enumerate(parts))
+
+
+def lower_first(title: str) -> str:
+    """'Log-likelihood' -> 'log-likelihood' for use mid-sentence; a first word with other
+    capitals ('KLS', 'CrowS-Pairs') keeps its case."""
+    first = title.split(" ", 1)[0]
+    if first[:1].isupper() and not any(c.isupper() for c in first[1:]):
+        return title[0].lower() + title[1:]
+    return title

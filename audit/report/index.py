@@ -63,6 +63,10 @@ class MeasurementIndex:
         ids = unique(m.measure for m in self.of_dataset(dataset))
         return [m for m in ids if diagnostics or not self.cards.has_role(m, "diagnostic")]
 
+    def gaussian_measures(self, dataset: str) -> list[PluginId]:
+        """Measures computed on `dataset` that fit Gaussians to the score sets (KLS, JSS)."""
+        return [m for m in self.measures(dataset) if self.cards.fits_gaussians(m)]
+
     def measures_named(self, dataset: str, name: str) -> list[PluginId]:
         """The measures of one name (any options) on `dataset`."""
         return [m for m in self.measures(dataset, diagnostics=True) if m.name == name]

@@ -143,6 +143,30 @@ class Study(Part):
     charts: list[Chart] = Field(default_factory=list)
 
 
+class SummaryBlock(Part):
+    """A paragraph of page 1: a bold lead-in, its text and an optional list under it."""
+
+    heading: str = ""
+    text: str = ""
+    items: list[str] = Field(default_factory=list)
+    emphasis: Literal["", "good", "bad", "warn"] = ""
+
+
+class Summary(Part):
+    """Page 1 in plain words: the verdict and what it means, what was audited, each gate
+    with the checks that did not pass, the headline numbers in counts, how to read an
+    interval, and the caveats."""
+
+    verdict: Literal["PASS", "FAIL", "INCONCLUSIVE", "NONE"]
+    emphasis: Literal["", "good", "bad", "warn"] = ""
+    verdict_text: str
+    scope: str
+    gates: list[SummaryBlock] = Field(default_factory=list)
+    findings: list[SummaryBlock] = Field(default_factory=list)
+    reading: str = ""
+    caveats: str = ""
+
+
 class SignOff(Part):
     """The block a reviewer fills in and signs."""
 
@@ -155,7 +179,7 @@ class ReportModel(Part):
 
     kind: Literal["audit", "comparison"] = "audit"
     cover: Cover
-    summary: list[str]
+    summary: Summary
     gates: GateSection
     datasets: list[DatasetSection]
     studies: list[Study]

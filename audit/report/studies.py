@@ -13,7 +13,7 @@ from audit.ids import PluginId
 from audit.report import cells
 from audit.report.cards import MeasureCards
 from audit.report.charts import heatmap, line_chart
-from audit.report.formatting import fmt_num, fmt_p, fmt_pct
+from audit.report.formatting import fmt_num, fmt_p, fmt_pct, group_name, plural
 from audit.report.model import Caveat, Chart, Study, Table
 from audit.results import AuditResult
 from audit.stats.records import ComparisonRecord, CorrelationRecord, RobustnessRecord
@@ -64,10 +64,14 @@ class StudyData:
         if not fragile:
             return []
         where = "; ".join(
-            f"{self.cards.title(r.measure)} on {r.dataset} ({r.scorer.label}) at rate "
-            f"{fmt_num(r.rate, 2)}: agreement {fmt_pct(r.agreement_share)} "
-            f"< {fmt_pct(r.required_share)}"
-            for r in fragile
+            dict.fromkeys(
+                f"{self.cards.title(r.measure)}"
+                + (f" ({group_name(r.group)})" if r.group != "all" else "")
+                + f" on {r.dataset} ({self.cards.scorer_name(r.scorer)}) at rate "
+                f"{fmt_num(r.rate, 2)}: agreement {fmt_pct(r.agreement_share)} "
+                f"< {fmt_pct(r.required_share)}"
+                for r in fragile
+            )
         )
         return [
             Caveat(
@@ -90,7 +94,7 @@ def robustness_study(data: StudyData) -> Study:
         reason = (
             "results.json holds no robustness records"
             if requested
-            else "the spec has no `robustness` section"
+            else "the spec has no robustness section"
         )
         return Study(
             id="robustness",
@@ -124,10 +128,10 @@ def robustness_study(data: StudyData) -> Study:
         digits = cells.digits_for([m.mean for m in r.models])
         emphasis = {"robust": "good", "not robust": "bad"}.get(r.verdict, "warn")
         title = data.cards.title(r.measure)
-        measure = title + (f" ({r.group})" if r.group != "all" else "")
+        measure = title + (f" ({group_name(r.group)})" if r.group != "all" else "")
         row = [
             cells.text(r.dataset),
-            cells.text(measure, note=f"scorer {r.scorer.label}"),
+            cells.text(measure, note=f"scored by {data.cards.scorer_name(r.scorer)}"),
             cells.number(r.rate, 2),
             cells.count(r.n_items),
         ]
@@ -186,7 +190,7 @@ def correlation_study(data: StudyData) -> Study:
     n_models = len(data.result.models)
     if not data.correlations:
         why = (
-            f"only {n_models} model(s); at least {MIN_MODELS_FOR_CORRELATION} are needed "
+            f"only {plural(n_models, 'model')}; at least {MIN_MODELS_FOR_CORRELATION} are needed "
             "before a correlation between measures can be concluded"
             if n_models < MIN_MODELS_FOR_CORRELATION
             else "results.json holds no correlation records"
@@ -334,10 +338,10 @@ def comparison_row(r: ComparisonRecord, cards: MeasureCards) -> list[cells.Cell]
         digits=digits,
     )
     return [
-        cells.text(r.dataset, note=f"scorer {r.scorer.label}"),
+        cells.text(r.dataset, note=f"scored by {cards.scorer_name(r.scorer)}"),
         cells.text(cards.title(r.measure)),
         cells.text(f"{r.model_a} vs {r.model_b}"),
-        cells.text(r.group),
+        cells.text(group_name(r.group)),
         cells.count(r.n_items),
         cells.number(r.value_a, digits),
         cells.number(r.value_b, digits),

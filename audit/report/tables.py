@@ -8,7 +8,7 @@ from audit.cards import PluginCard
 from audit.ids import PluginId
 from audit.report import cells
 from audit.report.cards import MeasureCards
-from audit.report.formatting import fmt_num
+from audit.report.formatting import fmt_num, group_name
 from audit.report.index import MeasurementIndex, Unit
 from audit.report.model import Table
 from audit.results import DatasetRecord
@@ -36,7 +36,11 @@ def overview_table(index: MeasurementIndex, dataset: str) -> Table | None:
     for unit in units:
         found = [index.get(unit, dataset, m, "all") for m in measures]
         n = max((m.n for m in found if m is not None), default=None)
-        row = [cells.text(unit.model), cells.code(unit.scorer.label), cells.count(n)]
+        row = [
+            cells.text(unit.model),
+            cells.text(index.cards.scorer_name(unit.scorer)),
+            cells.count(n),
+        ]
         for measure, m in zip(measures, found, strict=True):
             row.append(cells.estimate(m, _digits(index, dataset, measure)))
         maker.add(row)
@@ -68,7 +72,7 @@ def group_table(
     digits = _digits(index, dataset, measure)
     for group in groups:
         n_items = record.groups.get(group) if record is not None else None
-        row = [cells.text(group), cells.count(n_items)]
+        row = [cells.text(group_name(group)), cells.count(n_items)]
         for unit in units:
             m = index.get(unit, dataset, measure, group)
             row.append(cells.estimate(m, digits))
@@ -117,7 +121,7 @@ def diagnostic_table(index: MeasurementIndex, dataset: str, card: PluginCard) ->
         key_columns=2,
     )
     for unit, m in found:
-        row = [cells.text(unit.model), cells.code(unit.scorer.label)]
+        row = [cells.text(unit.model), cells.text(index.cards.scorer_name(unit.scorer))]
         if test:
             row.append(cells.count(m.n))
         row += [_detail_cell(k, m.details.get(k)) for k in keys]

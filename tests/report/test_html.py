@@ -7,7 +7,7 @@ import re
 
 from audit.ids import PluginId
 from audit.report.build import build_report
-from audit.report.formatting import fmt_ci, fmt_num
+from audit.report.formatting import fmt_ci, fmt_num, group_name
 from audit.report.render import render_html
 from audit.results import Measurement
 from tests.report.conftest import Rendered
@@ -39,7 +39,7 @@ def test_overview_table_shows_every_model_with_value_and_ci(rendered: Rendered) 
 def test_group_table_has_a_row_per_bias_type(rendered: Rendered) -> None:
     rows = parse(rendered.html).table("crows-pairs-bias-score-groups")
     groups = [row[0] for row in rows[1:]]
-    assert sorted(groups) == sorted(rendered.result.datasets[0].groups)
+    assert sorted(groups) == sorted(map(group_name, rendered.result.datasets[0].groups))
     assert rows[0][2] == "bert-base-uncased" and rows[0][3] == "p"
 
 
@@ -92,8 +92,8 @@ def test_studies_without_records_say_not_run(rendered: Rendered) -> None:
     report = build_report(plain, None)
     studies = {s.id: s for s in report.studies}
     assert not any(s.ran for s in studies.values())
-    assert "spec has no `robustness` section" in studies["robustness"].not_run_reason
-    assert "only 3 model(s)" in studies["correlation"].not_run_reason
+    assert "spec has no robustness section" in studies["robustness"].not_run_reason
+    assert "only 3 models" in studies["correlation"].not_run_reason
     assert "non-robust" not in {c.id for c in report.caveats}
 
 
