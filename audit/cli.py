@@ -298,21 +298,11 @@ def compare(
     scores.parquet beside each results.json), and whether the candidate is better, worse
     or not distinguishable. Writes comparison.html and comparison.pdf and ends with a
     summary; the exit code is 0 (compare judges no gates), 2 for a user error."""
-    from audit.report.compare import build_comparison, write_comparison
-    from audit.results_io import read_results, read_scores
+    from audit.report.compare import read_comparison, write_comparison
     from audit.studies import paired_test
 
     def action() -> tuple[list[Path], list[str]]:
-        base, cand = read_results(baseline), read_results(candidate)
-        report = build_comparison(
-            base,
-            cand,
-            baseline_scores=read_scores(baseline.parent, base),
-            candidate_scores=read_scores(candidate.parent, cand),
-            paired_test=paired_test,
-            baseline_path=str(baseline),
-            candidate_path=str(candidate),
-        )
+        report = read_comparison(baseline, candidate, paired_test=paired_test)
         written = write_comparison(report, out or Path("reports/compare"), formats=["html", "pdf"])
         summary = report.summary[:1]
         if report.mismatches:

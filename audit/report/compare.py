@@ -189,19 +189,14 @@ def write_comparison(report: ComparisonReport, out_dir: Path, *, formats: list[s
     )
 
 
-def compare_runs(
-    baseline_results: Path,
-    candidate_results: Path,
-    out_dir: Path,
-    *,
-    formats: list[str],
-    paired_test: PairedTest,
-) -> list[Path]:
-    """`audit compare A/results.json B/results.json --out DIR`: read both runs (and the
-    scores.parquet beside each, when there), compare them and write the report."""
+def read_comparison(
+    baseline_results: Path, candidate_results: Path, *, paired_test: PairedTest
+) -> ComparisonReport:
+    """Both runs read from their results.json (and the scores.parquet beside each, when
+    there) and compared."""
     baseline = read_results(baseline_results)
     candidate = read_results(candidate_results)
-    report = build_comparison(
+    return build_comparison(
         baseline,
         candidate,
         baseline_scores=read_scores(baseline_results.parent, baseline),
@@ -210,4 +205,16 @@ def compare_runs(
         baseline_path=str(baseline_results),
         candidate_path=str(candidate_results),
     )
+
+
+def compare_runs(
+    baseline_results: Path,
+    candidate_results: Path,
+    out_dir: Path,
+    *,
+    formats: list[str],
+    paired_test: PairedTest,
+) -> list[Path]:
+    """`audit compare A/results.json B/results.json --out DIR`: compare and write the report."""
+    report = read_comparison(baseline_results, candidate_results, paired_test=paired_test)
     return write_comparison(report, out_dir, formats=formats)
