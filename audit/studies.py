@@ -4,9 +4,9 @@ correlation between measures across models, and paired comparison of models.
 Which studies apply:
 - robustness: when the spec has `robustness:`, for every (dataset, scorer, measure) whose
   measure is `resamplable`, over the models scored that way;
-- correlations: when at least two models and two (measure, dataset) series exist; a
-  model's value for a series comes from the first of its scorers that measured it, so
-  masked and causal models can be compared; below 5 models the records say that no
+- correlations: when at least two models were measured and two (measure, dataset)
+  series exist; a model's value for a series comes from the first of its scorers that
+  measured it, so masked and causal models can be compared; below 5 models the records say that no
   correlation can be concluded;
 - comparisons: every two models scored with the same scorer on the same dataset, for
   every resamplable measure with an ideal value, group `all`; the later model in the spec
@@ -158,7 +158,8 @@ def correlations(
         values = series.setdefault(key, {})
         if m.model not in values:  # first scorer that measured this model
             values[m.model] = m.value if m.status == "ok" else None
-    if len(settings.model_order) < 2 or len(series) < 2:
+    measured = {model for values in series.values() for model in values}
+    if len(measured) < 2 or len(series) < 2:
         return []
     return correlate_measures(series, seed=settings.seed)
 

@@ -338,6 +338,10 @@ def test_no_correlation_with_one_model() -> None:
     assert correlations(_settings(order=("m1",)), _two_series(["m1"])) == []
 
 
+def test_no_correlation_when_only_one_of_the_spec_models_was_measured() -> None:
+    assert correlations(_settings(order=("m1", "m2")), _two_series(["m1"])) == []
+
+
 def test_no_correlation_with_one_series() -> None:
     measurements = [_m(model, BIAS, 50.0 + i) for i, model in enumerate(ORDER)]
     assert correlations(_settings(), measurements) == []
