@@ -6,8 +6,8 @@ Which studies apply:
   measure is `resamplable`, over the models scored that way;
 - correlations: when at least two models were measured and two (measure, dataset)
   series exist; a model's value for a series comes from the first of its scorers that
-  measured it, so masked and causal models can be compared; below 5 models the records say that no
-  correlation can be concluded;
+  measured it, so masked and causal models can be compared; below 5 models the records
+  say that no correlation can be concluded;
 - comparisons: every two models scored with the same scorer on the same dataset, for
   every resamplable measure with an ideal value, group `all`; the later model in the spec
   is the candidate (A), the earlier one the baseline (B). None when the spec sets
