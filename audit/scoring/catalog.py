@@ -77,11 +77,6 @@ def scorer_info(name: str) -> ScorerInfo:
     return SCORERS.entry(name).info
 
 
-def scorer_options_model(name: str) -> type[ScorerOptions]:
-    """The options model of scorer `name`."""
-    return SCORERS.entry(name).options_model
-
-
 _CAUSAL = frozenset({"causal"})
 _MASKED = frozenset({"masked"})
 

@@ -10,7 +10,7 @@ import pytest
 
 from audit.errors import AuditUserError
 from audit.scoring.base import ScoringInputError
-from audit.scoring.catalog import SCORERS, scorer_info, scorer_options_model
+from audit.scoring.catalog import SCORERS, scorer_info
 from audit.scoring.masked.scorers import AUL_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
 from audit.scoring.options import CausalOptions, MaskedOptions, TemplateOptions
 from tests.scoring.tiny_models import loaded, tiny_bert, tiny_gpt2, tiny_roberta
@@ -111,7 +111,7 @@ def test_catalog_entries(name: str) -> None:
     info = scorer_info(name)
     assert info.model_types == frozenset({"masked"})
     assert info.name == name
-    assert scorer_options_model(name) is MaskedOptions
+    assert SCORERS.entry(name).options_model is MaskedOptions
     entry = SCORERS.entry(name)
     assert entry.info is info and entry.card.shape == info.unit and entry.summary == info.summary
     assert SCORERS.load(name).name == name
@@ -121,7 +121,7 @@ def test_catalog_entries(name: str) -> None:
 
 def test_tbs_is_a_template_scorer() -> None:
     assert scorer_info("tbs").unit == "template"
-    assert scorer_options_model("tbs") is TemplateOptions
+    assert SCORERS.entry("tbs").options_model is TemplateOptions
     with pytest.raises(ScoringInputError, match="professions"):
         SCORERS.load("tbs").score_sentences(
             loaded(tiny_bert()), ["x"], options=TemplateOptions(), progress=_none
