@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from audit.cards import PluginCard, PluginKind
 from audit.ids import PluginId
 from audit.stats.records import ComparisonRecord, CorrelationRecord, RobustnessRecord
+from audit.variants.records import CorpusRecord, MetaEvaluation, VariantRecord
 
 #: The version this code writes. Version 1 (before typed plug-in ids) is migrated on read.
 RESULTS_VERSION = 2
@@ -235,6 +236,16 @@ class AuditResult(Record):
     comparisons: list[ComparisonRecord] = Field(
         default_factory=list,
         description="Paired comparison of every two models scored alike on the same items.",
+    )
+    variants: list[VariantRecord] = Field(
+        default_factory=list,
+        description="Trained variants (each also in `models`): method, training, probe.",
+    )
+    corpora: list[CorpusRecord] = Field(
+        default_factory=list, description="Training corpora of the variants (Table 1 counts)."
+    )
+    meta_evaluations: list[MetaEvaluation] = Field(
+        default_factory=list, description="bias_controlled studies: measures ranked by r."
     )
     environment: Environment
     timings: dict[str, float] = Field(description="Seconds per stage.")

@@ -23,12 +23,13 @@ from audit.spec.models import (
     PathSource,
     PluginRef,
     ScorerSelection,
-    VariantRef,
+    VariantSpec,
 )
 from audit.spec.options_check import check_options
 from audit.spec.problems import Finding, Loc, one_of, show
 from audit.spec.sections import Items, SpecSections
 from audit.variants.catalog import VARIANT_METHODS
+from audit.variants.settings import BUILTIN_CORPUS_NAMES
 
 _MODEL_TYPES = ("masked", "causal")
 T = TypeVar("T")
@@ -133,17 +134,60 @@ def check_measures(measures: Items[PluginRef]) -> list[Finding]:
     return findings
 
 
-def check_variants(variants: Items[VariantRef], models: Items[ModelSpec] | None) -> list[Finding]:
-    """Known variant names, and `base` naming one of the spec's models."""
+def check_variants(variants: Items[VariantSpec], models: Items[ModelSpec] | None) -> list[Finding]:
+    """Known methods with valid options, `base` naming one of the spec's models, and
+    variant model ids (ratio models included) unique among models and variants."""
+    from audit.variants.methods.options import BiasControlledOptions
+
     findings: list[Finding] = []
-    for i, ref in variants.valid():
+    model_ids: dict[str, str] = {}
+    if models is not None:
+        model_ids = {m.id: f"models[{i}]" for i, m in models.valid()}
+    taken = dict(model_ids)
+    for i, variant in variants.valid():
         loc: Loc = ("variants", i)
-        if ref.name not in VARIANT_METHODS:
-            findings.append(_unknown("variant", ref.name, loc, VARIANT_METHODS.names()))
-        if ref.base is not None and models is not None and models.complete:
-            ids = [m.id for _, m in models.valid()]
-            if ref.base not in ids:
-                findings.append(_not_in_spec("model", ref.base, (*loc, "base"), ids, "models"))
+        if variant.method not in VARIANT_METHODS:
+            findings.append(
+                _unknown(
+                    "variant method", variant.method, (*loc, "method"), VARIANT_METHODS.names()
+                )
+            )
+        else:
+            findings += check_options(
+                variant.options,
+                VARIANT_METHODS.entry(variant.method).options,
+                loc=(*loc, "options"),
+                what=f"variant method '{variant.method}'",
+            )
+        if models is not None and models.complete and variant.base not in model_ids:
+            findings.append(
+                _not_in_spec("model", variant.base, (*loc, "base"), list(model_ids), "models")
+            )
+        corpus = variant.corpus.name
+        if corpus is not None and corpus not in BUILTIN_CORPUS_NAMES:
+            findings.append(
+                _unknown("built-in corpus", corpus, (*loc, "corpus"), list(BUILTIN_CORPUS_NAMES))
+            )
+        ids = [variant.id]
+        if variant.method == "bias_controlled":
+            from audit.variants.methods.bias_controlled import ratio_suffix
+
+            try:
+                ratios = BiasControlledOptions.model_validate(variant.options).ratios
+            except ValueError:
+                ratios = []
+            ids = [variant.id + ratio_suffix(r) for r in ratios]
+        for model_id in ids:
+            if model_id in taken:
+                findings.append(
+                    Finding(
+                        (*loc, "id"),
+                        f"variant model id '{model_id}' is already used by {taken[model_id]}",
+                        expected="an id no model or other variant uses",
+                    )
+                )
+            else:
+                taken[model_id] = f"variants[{i}]"
     return findings
 
 

@@ -31,16 +31,21 @@ from audit.models.sources import (
     Strict,
 )
 from audit.results import Gate
+from audit.variants.settings import CorpusSpec, LoraSpec, TrainingSpec, VariantSpec
 
 __all__ = [
     "ID_PATTERN",
+    "CorpusSpec",
     "GGUFSource",
     "HubSource",
+    "LoraSpec",
     "ModelSource",
     "ModelSpec",
     "PathSource",
     "PipSource",
     "Strict",
+    "TrainingSpec",
+    "VariantSpec",
 ]
 
 
@@ -193,12 +198,6 @@ class RobustnessSpec(Strict):
     seed: int | None = Field(None, description="Seed of the draws; default: the spec's seed.")
 
 
-class VariantRef(PluginRef):
-    """A debiasing / control variant of a base model (registry: `audit list variants`)."""
-
-    base: str | None = Field(None, description="Model id the variant is derived from.")
-
-
 class ReportSpec(Strict):
     """What to write and where."""
 
@@ -293,8 +292,10 @@ class AuditSpec(Strict):
     robustness: RobustnessSpec | None = Field(
         None, description="Subsampling robustness study; off when absent."
     )
-    variants: list[VariantRef] = Field(
-        default_factory=list, description="Debiasing / control variants of the models."
+    variants: list[VariantSpec] = Field(
+        default_factory=list,
+        description="Debiased or controlled versions of the models, trained and then "
+        "audited beside their base (see `audit list variants`).",
     )
     report: ReportSpec = Field(default_factory=ReportSpec, description="Report output.")
     gates: list[GateSpec] = Field(
@@ -306,7 +307,7 @@ class AuditSpec(Strict):
     def _dataset_names(cls, value: Any) -> Any:
         return [dataset_item(v) for v in value] if isinstance(value, list) else value
 
-    @field_validator("measures", "variants", mode="before")
+    @field_validator("measures", mode="before")
     @classmethod
     def _plugin_names(cls, value: Any) -> Any:
         return [plugin_ref(v) for v in value] if isinstance(value, list) else value

@@ -45,10 +45,15 @@ def spec_json_schema() -> dict[str, Any]:
             f"{model_type} scorer", SCORERS, fitting, defs, "PluginRef"
         )
 
-    variants: dict[str, type[BaseModel] | None] = dict.fromkeys(VARIANT_METHODS.names())
-    props["variants"]["items"] = _plugin_item(
-        "variant", VARIANT_METHODS, variants, defs, "VariantRef"
-    )
+    variant = defs["VariantSpec"]
+    methods = VARIANT_METHODS.names()
+    variant["properties"]["method"]["enum"] = methods
+    variant["allOf"] = [
+        _options_when_named(
+            name, VARIANT_METHODS.entry(name).options, defs, key="method", what="variant method"
+        )
+        for name in methods
+    ]
 
     builtins = data_catalog.DATASETS.names()
     props["datasets"]["items"] = {
@@ -110,9 +115,14 @@ def _plugin_item(
 
 
 def _options_when_named(
-    name: str, model: type[BaseModel] | None, defs: dict[str, Any]
+    name: str,
+    model: type[BaseModel] | None,
+    defs: dict[str, Any],
+    *,
+    key: str = "name",
+    what: str = "built-in dataset",
 ) -> dict[str, Any]:
-    """`if name == <name> then options follow <name>'s options model`."""
+    """`if <key> == <name> then options follow <name>'s options model`."""
     options: dict[str, Any] = {"type": "object", "maxProperties": 0}
     if model is not None:
         sub = _inline(model, defs)
@@ -121,9 +131,9 @@ def _options_when_named(
             "properties": sub.get("properties", {}),
             "additionalProperties": False,
         }
-    options["description"] = f"Options of the built-in dataset {name}."
+    options["description"] = f"Options of the {what} {name}."
     return {
-        "if": {"properties": {"name": {"const": name}}, "required": ["name"]},
+        "if": {"properties": {key: {"const": name}}, "required": [key]},
         "then": {"properties": {"options": options}},
     }
 

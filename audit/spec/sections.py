@@ -21,7 +21,7 @@ from audit.spec.models import (
     ModelSpec,
     PluginRef,
     ScorerSelection,
-    VariantRef,
+    VariantSpec,
     dataset_item,
     plugin_ref,
 )
@@ -57,7 +57,7 @@ class SpecSections:
     datasets: Items[DatasetSpec] | None
     scorers: ScorerSelection | None
     measures: Items[PluginRef] | None
-    variants: Items[VariantRef] | None
+    variants: Items[VariantSpec] | None
     gates: Items[GateSpec] | None
 
     @classmethod
@@ -80,7 +80,7 @@ class SpecSections:
             datasets=_items(data, "datasets", DatasetSpec),
             scorers=_whole(data, "scorers", ScorerSelection),
             measures=_items(data, "measures", PluginRef),
-            variants=_items(data, "variants", VariantRef),
+            variants=_items(data, "variants", VariantSpec),
             gates=_items(data, "gates", GateSpec),
         )
 
@@ -91,7 +91,7 @@ def _raw(data: Any, name: str) -> tuple[bool, Any]:
     value = data[name]
     if name == "datasets" and isinstance(value, list):
         value = [dataset_item(v) for v in value]
-    elif name in ("measures", "variants") and isinstance(value, list):
+    elif name == "measures" and isinstance(value, list):
         value = [plugin_ref(v) for v in value]
     return True, value
 

@@ -99,7 +99,12 @@ def _read_list(path: Path) -> list[str]:
 def load_gender_word_lists(data_dir: Path | str) -> GenderWordLists:
     """Load the paired lists from `<data_dir>/wordlists/`; AuditUserError when a file is
     missing, empty, has a blank line, or the two files differ in length."""
-    folder = Path(data_dir) / "wordlists"
+    return load_word_list_folder(Path(data_dir) / "wordlists")
+
+
+def load_word_list_folder(folder: Path | str) -> GenderWordLists:
+    """Load the paired lists from `folder/gn_glove_male.txt` and `gn_glove_female.txt`."""
+    folder = Path(folder)
     male_path, female_path = folder / MALE_FILE, folder / FEMALE_FILE
     male, female = _read_list(male_path), _read_list(female_path)
     if len(male) != len(female):

@@ -22,7 +22,10 @@ SPEC_MODELS: list[type[BaseModel]] = [
     models.ColumnMap,
     models.ScorerSelection,
     models.RobustnessSpec,
-    models.VariantRef,
+    models.VariantSpec,
+    models.CorpusSpec,
+    models.TrainingSpec,
+    models.LoraSpec,
     models.ReportSpec,
     models.GateSpec,
 ]

@@ -1,0 +1,119 @@
+"""AT, all-layer token-level debiasing (Kaneko & Bollegala 2021): the corpus split into
+target sentences (a target word and no attribute word) and attribute sentences (an
+attribute word); attribute words are both gender lists, targets the debiaswe professions
+that are not gendered by definition (or a user list)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from audit.errors import AuditUserError
+from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart
+from audit.variants.methods.options import AtOptions
+
+if TYPE_CHECKING:
+    from audit.variants.corpus import Corpus
+    from audit.variants.training.run import Objective, TrainingData
+
+PROFESSIONS_FILE = "professions.json"
+#: Fewest sentences of each kind AT can learn anything from.
+MIN_SENTENCES = 8
+
+
+def parts(options: AtOptions) -> list[VariantPart]:
+    return [VariantPart()]
+
+
+def read_target_words(path: Path, *, field: str) -> list[str]:
+    """Words of a target file: a JSON list (of words, or of [word, ...] rows as debiaswe's
+    professions.json) or one word per line. Underscores become spaces."""
+    if not path.is_file():
+        raise AuditUserError(
+            f"{field}: file {path} does not exist; give a file of target words, one per "
+            "line, or a JSON list"
+        )
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        try:
+            rows = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise AuditUserError(f"{field}: {path} is not valid JSON ({error})") from None
+        if not isinstance(rows, list):
+            raise AuditUserError(f"{field}: {path} must hold a JSON list of words")
+        words = [row[0] if isinstance(row, list) else row for row in rows]
+        if path.name == PROFESSIONS_FILE:  # debiaswe: [word, definitional, stereotypical]
+            words = [r[0] for r in rows if isinstance(r, list) and len(r) > 1 and r[1] == 0]
+    else:
+        words = [line.strip() for line in text.splitlines() if line.strip()]
+    words = [str(w).replace("_", " ").lower() for w in words]
+    if not words:
+        raise AuditUserError(f"{field}: {path} holds no words")
+    return words
+
+
+def training_data(
+    corpus: Corpus, options: AtOptions, part: VariantPart, context: MethodContext
+) -> TrainingData:
+    from audit.variants.cda import gendered_word_regex
+    from audit.variants.training.run import TrainingData
+
+    lists = context.word_lists(options.word_lists)
+    if options.target_words is not None:
+        target_path = context.path(options.target_words)
+        field = f"{context.loc}.options.target_words"
+    else:
+        target_path = context.require_data_dir("the target words") / "wordlists" / PROFESSIONS_FILE
+        field = f"{context.loc} (default target words)"
+    attributes = lists.male_words | lists.female_words
+    targets = [w for w in read_target_words(target_path, field=field) if w not in attributes]
+    attribute_regex = gendered_word_regex(attributes)
+    target_regex = gendered_word_regex(targets)
+    target_sentences: list[str] = []
+    attribute_sentences: list[str] = []
+    for sentence in corpus.sentences:
+        if attribute_regex.search(sentence):
+            attribute_sentences.append(sentence)
+        elif target_regex.search(sentence):
+            target_sentences.append(sentence)
+    if options.max_sentences is not None:
+        target_sentences = target_sentences[: options.max_sentences]
+        attribute_sentences = attribute_sentences[: options.max_sentences]
+    for kind, found in (("target", target_sentences), ("attribute", attribute_sentences)):
+        if len(found) < MIN_SENTENCES:
+            raise AuditUserError(
+                f"{context.loc}: corpus '{corpus.name}' has {len(found)} {kind} sentences, "
+                f"AT needs at least {MIN_SENTENCES}; use a larger corpus or other word lists"
+            )
+    found_targets = sorted({m.lower() for s in target_sentences for m in _all(target_regex, s)})
+    return TrainingData(
+        target_sentences=tuple(target_sentences),
+        attribute_sentences=tuple(attribute_sentences),
+        attribute_words={
+            "male": tuple(sorted(lists.male_words)),
+            "female": tuple(sorted(lists.female_words)),
+        },
+        target_words=tuple(found_targets),
+    )
+
+
+def _all(regex: re.Pattern[str], sentence: str) -> list[str]:
+    return [m.group(0) for m in regex.finditer(sentence)]
+
+
+def objective(options: AtOptions) -> Objective:
+    from audit.variants.training.run import Objective
+
+    return Objective(
+        kind="at",
+        at_alpha=options.alpha,
+        at_beta=options.beta,
+        at_layers=options.layers,
+        at_level=options.level,
+        at_compat=options.compat,
+    )
+
+
+METHOD = VariantMethod(parts=parts, training_data=training_data, objective=objective)

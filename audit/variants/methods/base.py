@@ -1,0 +1,80 @@
+"""What a variant method is: the parts it trains (one model, or one per ratio), the
+training data of each part, and the objective. Methods never load a model; the variant
+runner trains what they describe."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from audit.errors import AuditUserError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from audit.variants.corpus import Corpus
+    from audit.variants.training.run import Objective, TrainingData
+    from audit.variants.wordlists import GenderWordLists
+
+
+@dataclass(frozen=True)
+class VariantPart:
+    """One model a variant entry trains: `suffix` is appended to the entry id."""
+
+    suffix: str = ""
+    ratio: float | None = None
+
+
+@dataclass(frozen=True)
+class MethodContext:
+    """What a method needs besides its options: where word lists are found, the seed,
+    and where in the spec the variant is (for error messages)."""
+
+    data_dir: Path | None
+    base_dir: Path
+    seed: int
+    loc: str  # e.g. "variants[1]"
+
+    def path(self, value: str) -> Path:
+        path = Path(value).expanduser()
+        return path if path.is_absolute() else self.base_dir / path
+
+    def word_lists(self, folder: str | None) -> GenderWordLists:
+        """The paired gender word lists: the option's folder, else <data dir>/wordlists."""
+        from audit.variants.wordlists import load_gender_word_lists, load_word_list_folder
+
+        if folder is not None:
+            path = self.path(folder)
+            if not path.is_dir():
+                raise AuditUserError(
+                    f"{self.loc}.options.word_lists: folder {path} does not exist; give a "
+                    "folder holding gn_glove_male.txt and gn_glove_female.txt"
+                )
+            return load_word_list_folder(path)
+        return load_gender_word_lists(self.require_data_dir("the gender word lists"))
+
+    def require_data_dir(self, what: str) -> Path:
+        if self.data_dir is None or not self.data_dir.is_dir():
+            raise AuditUserError(
+                f"{self.loc}: {what} are read from the shared data folder, and none was "
+                f"found ({self.data_dir}); pass --data-dir ../shared/data (or set "
+                "AUDIT_DATA_DIR), or give the method's word-list options"
+            )
+        return self.data_dir
+
+
+@dataclass(frozen=True)
+class VariantMethod:
+    """A method module's three functions (each module ends with `METHOD = VariantMethod(...)`):
+    the parts it trains, each part's training data, and the training objective."""
+
+    parts: Callable[[Any], list[VariantPart]]
+    training_data: Callable[[Corpus, Any, VariantPart, MethodContext], TrainingData]
+    objective: Callable[[Any], Objective]
+
+
+def options_of(model: type[BaseModel], options: dict[str, Any]) -> Any:
+    """Validated options (the spec check has already reported any problem)."""
+    return model.model_validate(options)

@@ -1,0 +1,96 @@
+"""Options of each variant method (pydantic, light: validated by `audit validate`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+DEFAULT_RATIOS = tuple(round(0.1 * i, 1) for i in range(11))
+
+
+class _Options(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class WordListOption(_Options):
+    word_lists: str | None = Field(
+        None,
+        description="Folder with gn_glove_male.txt and gn_glove_female.txt (line i of one "
+        "pairs with line i of the other); default: <data dir>/wordlists.",
+    )
+
+
+class CdaOptions(WordListOption):
+    """Counterfactual data augmentation: original + gender-swapped sentences."""
+
+    only_gendered: bool = Field(
+        False,
+        description="Train only on sentences with a gendered word (and their swaps) "
+        "instead of the whole corpus plus swaps.",
+    )
+
+
+class DropoutOptions(_Options):
+    """Dropout debiasing (Webster et al. 2020)."""
+
+    attention_dropout: float = Field(0.15, ge=0, lt=1, description="Attention dropout.")
+    hidden_dropout: float = Field(0.2, ge=0, lt=1, description="Hidden-state dropout.")
+
+
+class AtOptions(WordListOption):
+    """All-layer token-level debiasing (Kaneko & Bollegala 2021)."""
+
+    alpha: float = Field(0.2, ge=0, description="Weight of the debias term.")
+    beta: float = Field(0.8, ge=0, description="Weight of the regulariser.")
+    target_words: str | None = Field(
+        None,
+        description="A file of target (stereotype) words, one per line, or a JSON list; "
+        "default: the debiaswe professions (<data dir>/wordlists/professions.json).",
+    )
+    layers: Literal["all", "first", "last"] = Field("all", description="Layers debiased.")
+    level: Literal["token", "sentence"] = Field("token", description="Token or sentence level.")
+    compat: Literal["formula", "reference"] = Field(
+        "formula",
+        description="'formula': METHODS.md; 'reference': the arithmetic of "
+        "kanekomasahiro/context-debias where it differs.",
+    )
+    max_sentences: int | None = Field(
+        None, ge=1, description="Cap on target and on attribute sentences (first N each)."
+    )
+
+
+class BiasControlledOptions(WordListOption):
+    """Bias-controlled fine-tuning (Kaneko et al. 2023)."""
+
+    ratios: list[float] = Field(
+        default_factory=lambda: list(DEFAULT_RATIOS),
+        min_length=2,
+        description="Male shares r; one model per r, trained on r*N male + (1-r)*N female "
+        "sentences.",
+    )
+    n: int | None = Field(
+        None,
+        ge=1,
+        description="Sentences per ratio model (N); default: the smaller of the female-only "
+        "and male-only counts.",
+    )
+
+    @field_validator("ratios")
+    @classmethod
+    def _in_unit_interval(cls, value: list[float]) -> list[float]:
+        for r in value:
+            if not 0 <= r <= 1:
+                raise PydanticCustomError(
+                    "ratio_range",
+                    "must lie in [0, 1] (a ratio is the share of male sentences)",
+                    {"got": str(r), "expected": "numbers from 0 to 1, e.g. [0, 0.5, 1]"},
+                )
+        if len(set(value)) != len(value):
+            raise PydanticCustomError(
+                "ratio_repeated",
+                "must list each ratio once",
+                {"got": str(value), "expected": "distinct ratios"},
+            )
+        return value
