@@ -1,0 +1,405 @@
+"""AT, all-layer token-level debiasing (Kaneko & Bollegala 2021; METHODS.md section 5).
+
+    loss = alpha * L_debias + beta * L_reg
+
+Each step reads a batch of target sentences (a target word, no attribute word) and a
+batch of attribute sentences (an attribute word). The reported terms are L_debias and
+L_reg before weighting. `compat`:
+
+`formula` (METHODS.md):
+- layers: the outputs of the N transformer layers (`first` = layer 1, `last` = layer N);
+- v_a^l: per attribute class a and layer l, the mean of the frozen original model's
+  layer-l states over every token of the class's words in all attribute sentences,
+  computed once;
+- L_debias: per target sentence, the sum over its tokens (special tokens and padding
+  excluded), layers and classes of (v_a^l . h^l_i)^2 (`token` level); at `sentence`
+  level h^l_i is replaced by the mean of the sentence's token states; the mean over the
+  batch's sentences;
+- L_reg: per attribute sentence, the sum over the tokens of its attribute words and the
+  chosen layers of ||h^l_i - h_orig^l_i||^2; the mean over the batch's sentences.
+
+`reference` (kanekomasahiro/context-debias, src/run_debias_mlm.py and src/preprocess.py;
+docs/training.md lists each difference with its line):
+- layers: all N + 1 hidden states, the embedding output included (`first` = embeddings);
+- attention: no attention mask (padding is attended to, as the code passes none);
+- attribute sentences: only those whose words are all of one class; one word each (the
+  first); target sentences (`token` level): one target word each (the first);
+- word positions: the word's tokens summed and divided by the batch's longest word (in
+  tokens); in a batch whose longest word has more than one token every position is read
+  one place to the left (the code's one-hot table has a zero row in front);
+- v_a^l: the mean of those per-sentence states, taken by the model being trained (eval
+  mode, no gradient) at the start of every pass over the attribute sentences;
+- L_debias: per class, the mean over the batch and the layers of v_a^l . h^l (at the
+  target word, or at every position padding included at `sentence` level), squared;
+  summed over classes;
+- L_reg: the mean over the batch, every position (padding and special tokens included),
+  every one of the N + 1 layers (whatever `layers` says) and the hidden size of
+  (h - h_orig)^2.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+import torch
+
+from audit.errors import AuditUserError
+from audit.variants.cda import gendered_word_regex
+from audit.variants.training.encode import (
+    Batch,
+    Encoded,
+    collate,
+    encode_sentences,
+    pad_token_id,
+)
+from audit.variants.training.schedule import Stream, batch_indices, pass_starts
+from audit.variants.training.task import StepLoss
+from audit.variants.wordlists import normalise_entry
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+
+    from audit.variants.training.contract import Objective, TrainingData
+
+#: Sentences per forward pass when the attribute vectors are computed.
+VECTOR_BATCH = 32
+
+
+@dataclass(frozen=True)
+class LocatedSentence:
+    """An encoded sentence and the token positions of the words found in it."""
+
+    enc: Encoded
+    words: tuple[tuple[int, ...], ...]  # token positions of each word found, in text order
+    classes: tuple[str, ...]  # the attribute class of each word ('' for target words)
+
+    def positions(self) -> tuple[int, ...]:
+        return tuple(sorted({p for word in self.words for p in word}))
+
+
+def word_positions(enc: Encoded, start: int, end: int) -> tuple[int, ...]:
+    """Positions of the (non-special) tokens whose characters overlap [start, end)."""
+    assert enc.offsets is not None
+    return tuple(
+        i
+        for i, (a, b) in enumerate(enc.offsets)
+        if b > a and a < end and b > start and not enc.special[i]
+    )
+
+
+def locate(
+    enc: Encoded, text: str, regex: re.Pattern[str], class_of: dict[str, str] | None
+) -> LocatedSentence:
+    """The words of `regex` in `text`, as token positions of `enc` (words cut off by
+    truncation are left out)."""
+    words: list[tuple[int, ...]] = []
+    classes: list[str] = []
+    for match in regex.finditer(text):
+        positions = word_positions(enc, match.start(), match.end())
+        if positions:
+            words.append(positions)
+            classes.append(class_of[normalise_entry(match.group(0))] if class_of else "")
+    return LocatedSentence(enc, tuple(words), tuple(classes))
+
+
+def reference_weights(words: Sequence[tuple[int, ...]], width: int) -> torch.Tensor:
+    """The code's per-sentence selection [B, width]: each word's positions weighted
+    1/longest, shifted one place left when the longest word has several tokens."""
+    longest = max((len(w) for w in words), default=1)
+    weights = torch.zeros(len(words), width)
+    for row, word in enumerate(words):
+        for p in word:
+            q = p - 1 if longest > 1 else p
+            if 0 <= q < width:
+                weights[row, q] += 1.0 / longest
+    return weights
+
+
+class AttributeTargetTask:
+    """AT's loss on a model, with its frozen original and its attribute vectors."""
+
+    name: Literal["masked_lm", "causal_lm", "at"] = "at"
+
+    def __init__(
+        self,
+        model: PreTrainedModel,
+        tokenizer: PreTrainedTokenizerBase,
+        *,
+        model_type: Literal["masked", "causal"],
+        objective: Objective,
+        data: TrainingData,
+        batch_size: int,
+        max_length: int,
+        seed: int,
+        device: torch.device,
+    ) -> None:
+        self.model_type = model_type
+        self.reference = objective.at_compat == "reference"
+        self.layers = objective.at_layers
+        self.level = objective.at_level
+        self.alpha = objective.at_alpha
+        self.beta = objective.at_beta
+        self.seed = seed
+        self.device = device
+        self.pad_id = pad_token_id(tokenizer)
+        self.target_batch = max(1, math.ceil(batch_size / 2))
+        self.attribute_batch = max(1, batch_size - self.target_batch)
+        self.classes = [c for c, words in data.attribute_words.items() if words]
+        if not self.classes:
+            raise AuditUserError("at: no attribute words were given (attribute_words is empty)")
+        self.targets = self._targets(tokenizer, model, data, max_length)
+        self.attributes = self._attributes(tokenizer, model, data, max_length)
+        self.frozen = copy.deepcopy(model).eval()
+        self.frozen.requires_grad_(False)
+        self.vectors: torch.Tensor | None = None  # [C, layers, d]
+
+    # -- data ---------------------------------------------------------------------------
+
+    def _encode(
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        model: PreTrainedModel,
+        sentences: Sequence[str],
+        max_length: int,
+        what: str,
+    ) -> list[Encoded]:
+        return encode_sentences(
+            tokenizer,
+            model,
+            sentences,
+            model_type=self.model_type,
+            max_length=max_length,
+            offsets=True,
+            what=what,
+        )
+
+    def _targets(
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        model: PreTrainedModel,
+        data: TrainingData,
+        max_length: int,
+    ) -> list[LocatedSentence]:
+        texts = data.target_sentences
+        encoded = self._encode(tokenizer, model, texts, max_length, "target sentences")
+        if self.reference and self.level == "token":
+            if not data.target_words:
+                raise AuditUserError(
+                    "at (compat: reference, level: token): no target words were given, "
+                    "and the reference debiases the target word's tokens"
+                )
+            regex = gendered_word_regex(data.target_words)
+            located = [locate(e, texts[e.index], regex, None) for e in encoded]
+            found = [LocatedSentence(s.enc, s.words[:1], s.classes[:1]) for s in located if s.words]
+        else:
+            found = [LocatedSentence(e, (), ()) for e in encoded]
+        if not found:
+            raise AuditUserError(
+                f"at: none of the {len(texts)} target sentences can be used (no token to "
+                "debias" + (", or no target word found in them)" if self.reference else ")")
+            )
+        return found
+
+    def _attributes(
+        self,
+        tokenizer: PreTrainedTokenizerBase,
+        model: PreTrainedModel,
+        data: TrainingData,
+        max_length: int,
+    ) -> list[LocatedSentence]:
+        texts = data.attribute_sentences
+        class_of = {normalise_entry(w): c for c in self.classes for w in data.attribute_words[c]}
+        regex = gendered_word_regex(class_of)
+        encoded = self._encode(tokenizer, model, texts, max_length, "attribute sentences")
+        located = [locate(e, texts[e.index], regex, class_of) for e in encoded]
+        if self.reference:
+            located = [
+                LocatedSentence(s.enc, s.words[:1], s.classes[:1])
+                for s in located
+                if s.words and len(set(s.classes)) == 1
+            ]
+        else:
+            located = [s for s in located if s.words]
+        if not located:
+            raise AuditUserError(
+                f"at: no attribute word was found in the {len(texts)} attribute sentences"
+                + (" that hold words of one class only" if self.reference else "")
+                + "; check the attribute word lists and the corpus"
+            )
+        present = {c for s in located for c in s.classes}
+        missing = [c for c in self.classes if c not in present]
+        if missing:
+            raise AuditUserError(
+                f"at: no attribute sentence holds a word of the class(es) "
+                f"{', '.join(missing)}, so their attribute vectors cannot be computed; use a "
+                "corpus with sentences of every class"
+            )
+        return located
+
+    # -- model passes -------------------------------------------------------------------
+
+    def _hidden(self, model: PreTrainedModel, batch: Batch) -> list[torch.Tensor]:
+        """The hidden states of the layer space ([B, T, d] each, float32)."""
+        mask = torch.ones_like(batch.attention_mask) if self.reference else batch.attention_mask
+        extra: dict[str, Any] = {"use_cache": False} if self.model_type == "causal" else {}
+        out = model.base_model(
+            input_ids=batch.input_ids,
+            attention_mask=mask,
+            output_hidden_states=True,
+            return_dict=True,
+            **extra,
+        )
+        states = list(out.hidden_states)
+        return [h.float() for h in (states if self.reference else states[1:])]
+
+    def _chosen(self, states: list[torch.Tensor]) -> list[torch.Tensor]:
+        if self.layers == "first":
+            return states[:1]
+        if self.layers == "last":
+            return states[-1:]
+        return states
+
+    def _chosen_vectors(self) -> torch.Tensor:
+        assert self.vectors is not None
+        if self.layers == "first":
+            return self.vectors[:, :1]
+        if self.layers == "last":
+            return self.vectors[:, -1:]
+        return self.vectors
+
+    def _batch(self, rows: Sequence[LocatedSentence]) -> Batch:
+        return collate([r.enc for r in rows], self.pad_id).to(self.device)
+
+    # -- attribute vectors ----------------------------------------------------------------
+
+    def _formula_vectors(self) -> torch.Tensor:
+        """Mean original state per class and layer over the class's word tokens."""
+        sums: torch.Tensor | None = None
+        counts = torch.zeros(len(self.classes), device=self.device)
+        by_length = sorted(self.attributes, key=lambda s: len(s.enc.ids))  # little padding
+        with torch.inference_mode():
+            for start in range(0, len(by_length), VECTOR_BATCH):
+                rows = by_length[start : start + VECTOR_BATCH]
+                stacked = torch.stack(self._hidden(self.frozen, self._batch(rows)), dim=2)
+                if sums is None:
+                    sums = stacked.new_zeros(len(self.classes), *stacked.shape[2:])
+                for row, sentence in enumerate(rows):
+                    for word, cls in zip(sentence.words, sentence.classes, strict=True):
+                        c = self.classes.index(cls)
+                        sums[c] += stacked[row, list(word)].sum(dim=0)
+                        counts[c] += len(word)
+        assert sums is not None
+        return (sums / counts[:, None, None]).clone()
+
+    def _reference_vectors(self, model: PreTrainedModel) -> torch.Tensor:
+        """The code's vectors: per class, batches of its sentences, each sentence's word
+        state by `reference_weights`, the mean over sentences; by the model in training."""
+        was_training = model.training
+        model.eval()
+        vectors: list[torch.Tensor] = []
+        try:
+            with torch.no_grad():
+                for cls in self.classes:
+                    mine = [s for s in self.attributes if s.classes[0] == cls]
+                    total: torch.Tensor | None = None
+                    for start in range(0, len(mine), self.attribute_batch):
+                        rows = mine[start : start + self.attribute_batch]
+                        batch = self._batch(rows)
+                        stacked = torch.stack(self._hidden(model, batch), dim=2)
+                        weights = reference_weights(
+                            [r.words[0] for r in rows], batch.input_ids.shape[1]
+                        ).to(self.device)
+                        part = torch.einsum("bt,btld->ld", weights, stacked)
+                        total = part if total is None else total + part
+                    assert total is not None
+                    vectors.append(total / len(mine))
+        finally:
+            model.train(was_training)
+        return torch.stack(vectors)
+
+    # -- loss terms -----------------------------------------------------------------------
+
+    def _debias(self, model: PreTrainedModel, rows: Sequence[LocatedSentence]) -> torch.Tensor:
+        batch = self._batch(rows)
+        hidden = torch.stack(self._chosen(self._hidden(model, batch)), dim=2)  # [B,T,L,d]
+        vectors = self._chosen_vectors()  # [C, L, d]
+        if self.reference:
+            if self.level == "token":
+                weights = reference_weights([r.words[0] for r in rows], hidden.shape[1])
+                word = torch.einsum("bt,btld->bld", weights.to(self.device), hidden)
+                means = torch.einsum("bld,cld->blc", word, vectors).mean(dim=(0, 1))
+            else:
+                means = torch.einsum("btld,cld->btlc", hidden, vectors).mean(dim=(0, 1, 2))
+            return (means**2).sum()
+        valid = (~batch.special).float()  # [B, T]
+        if self.level == "token":
+            dots = torch.einsum("btld,cld->btlc", hidden, vectors)
+            return ((dots**2) * valid[:, :, None, None]).sum(dim=(1, 2, 3)).mean()
+        pooled = (hidden * valid[:, :, None, None]).sum(dim=1) / valid.sum(dim=1)[:, None, None]
+        return (torch.einsum("bld,cld->blc", pooled, vectors) ** 2).sum(dim=(1, 2)).mean()
+
+    def _regulariser(self, model: PreTrainedModel, rows: Sequence[LocatedSentence]) -> torch.Tensor:
+        batch = self._batch(rows)
+        states = self._hidden(model, batch)
+        with torch.no_grad():
+            original = self._hidden(self.frozen, batch)
+        if self.reference:
+            hidden, before = torch.stack(states, dim=2), torch.stack(original, dim=2)
+            return ((hidden - before) ** 2).mean()
+        hidden = torch.stack(self._chosen(states), dim=2)
+        before = torch.stack(self._chosen(original), dim=2)
+        pairs = [(row, p) for row, s in enumerate(rows) for p in s.positions()]
+        index_rows = torch.tensor([r for r, _ in pairs]).to(self.device)
+        index_cols = torch.tensor([p for _, p in pairs]).to(self.device)
+        diff = hidden[index_rows, index_cols] - before[index_rows, index_cols]  # [R, L, d]
+        return (diff**2).sum() / len(rows)
+
+    # -- the task ---------------------------------------------------------------------------
+
+    def step_loss(self, model: PreTrainedModel, step: int) -> StepLoss:
+        if self.reference:
+            if self.vectors is None or pass_starts(
+                len(self.attributes), self.attribute_batch, step
+            ):
+                self.vectors = self._reference_vectors(model)
+        elif self.vectors is None:
+            self.vectors = self._formula_vectors()
+        targets = [
+            self.targets[i]
+            for i in batch_indices(
+                len(self.targets), self.target_batch, step, self.seed, Stream.ORDER
+            )
+        ]
+        attributes = [
+            self.attributes[i]
+            for i in batch_indices(
+                len(self.attributes),
+                self.attribute_batch,
+                step,
+                self.seed,
+                Stream.ATTRIBUTE_ORDER,
+            )
+        ]
+        debias = self._debias(model, targets)
+        regulariser = self._regulariser(model, attributes)
+        loss = self.alpha * debias + self.beta * regulariser
+        tokens = sum(len(s.enc.ids) for s in (*targets, *attributes))
+        return StepLoss(
+            loss, {"debias": debias.detach(), "regulariser": regulariser.detach()}, tokens
+        )
+
+    def state(self) -> dict[str, torch.Tensor]:
+        return {} if self.vectors is None else {"attribute_vectors": self.vectors}
+
+    def load_state(self, state: dict[str, torch.Tensor]) -> None:
+        if "attribute_vectors" in state:
+            self.vectors = state["attribute_vectors"].to(self.device)
+
+    def release(self) -> None:
+        """Drop the frozen copy (its memory) once training is over."""
+        del self.frozen

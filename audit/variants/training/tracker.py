@@ -1,0 +1,83 @@
+"""The loss curve and the counters of a training, kept across interruptions.
+
+Steps are grouped in windows of `ceil(total / CURVE_POINTS)` steps, aligned on the step
+number (so a resumed training draws the same curve); each window becomes one `LossPoint`
+with the mean loss and terms of its steps. Losses stay on the device until a window
+closes or a checkpoint is written: one host read per window, not per step.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from audit.variants.records import LossPoint
+
+if TYPE_CHECKING:
+    import torch
+
+#: Points on a training's loss curve (at most).
+CURVE_POINTS = 100
+
+
+class LossTracker:
+    """Loss curve, tokens and seconds of one training (all its sessions)."""
+
+    def __init__(self, total_steps: int, term_names: tuple[str, ...] = ()) -> None:
+        self.total = total_steps
+        self.window = max(1, math.ceil(total_steps / CURVE_POINTS))
+        self.term_names = term_names
+        self.curve: list[LossPoint] = []
+        self.tokens = 0
+        self.seconds = 0.0
+        self._host: list[list[float]] = []  # [loss, *terms] of the open window, read
+        self._device: list[torch.Tensor] = []  # ... and not read yet
+
+    def add(self, step: int, values: torch.Tensor, tokens: int) -> None:
+        """Record step `step` (0-based): `values` = [loss, *terms] (a device tensor)."""
+        self.tokens += tokens
+        self._device.append(values.detach())
+        done = step + 1
+        if done % self.window == 0 or done == self.total:
+            rows = self._read()
+            self._host = []
+            means = [sum(col) / len(rows) for col in zip(*rows, strict=True)]
+            self.curve.append(
+                LossPoint(
+                    step=done,
+                    loss=means[0],
+                    terms=dict(zip(self.term_names, means[1:], strict=True)),
+                )
+            )
+
+    def _read(self) -> list[list[float]]:
+        if self._device:
+            import torch
+
+            self._host += torch.stack(self._device).double().tolist()
+            self._device = []
+        return self._host
+
+    @property
+    def first_loss(self) -> float | None:
+        return self.curve[0].loss if self.curve else None
+
+    @property
+    def last_loss(self) -> float | None:
+        return self.curve[-1].loss if self.curve else None
+
+    def state(self) -> dict[str, Any]:
+        """Plain data for a checkpoint (reads the open window)."""
+        return {
+            "curve": [p.model_dump() for p in self.curve],
+            "tokens": self.tokens,
+            "seconds": self.seconds,
+            "open_window": [list(row) for row in self._read()],
+        }
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        self.curve = [LossPoint.model_validate(p) for p in state["curve"]]
+        self.tokens = int(state["tokens"])
+        self.seconds = float(state["seconds"])
+        self._host = [[float(v) for v in row] for row in state["open_window"]]
+        self._device = []
