@@ -26,6 +26,7 @@ class Display(Protocol):
     def stage(self, name: str) -> None: ...
     def start(self, key: str, description: str, total: int) -> None: ...
     def advance(self, key: str, n: int) -> None: ...
+    def relabel(self, key: str, description: str) -> None: ...
     def finish(self, key: str) -> None: ...
     def step(self, key: str, description: str) -> None: ...
     def end_step(self, key: str, message: str) -> None: ...
@@ -64,6 +65,9 @@ class SilentDisplay:
         pass
 
     def advance(self, key: str, n: int) -> None:
+        pass
+
+    def relabel(self, key: str, description: str) -> None:
         pass
 
     def finish(self, key: str) -> None:
@@ -115,6 +119,12 @@ class PlainDisplay:
             self._line(f"{description}: {done}/{total} ({rate:.1f}/s, ETA {shown})")
             last = now
         self._tasks[key] = (description, total, done, started, last)
+
+    def relabel(self, key: str, description: str) -> None:
+        """New text for a bar (e.g. the current loss); shown with its next line."""
+        if key in self._tasks:
+            _, total, done, started, last = self._tasks[key]
+            self._tasks[key] = (description, total, done, started, last)
 
     def finish(self, key: str) -> None:
         description, total, done, started, _ = self._tasks.pop(key)
@@ -175,6 +185,10 @@ class RichDisplay:
     def advance(self, key: str, n: int) -> None:
         if self._progress is not None and key in self._bars:
             self._progress.advance(self._bars[key], n)
+
+    def relabel(self, key: str, description: str) -> None:
+        if self._progress is not None and key in self._bars:
+            self._progress.update(self._bars[key], description=description)
 
     def finish(self, key: str) -> None:
         task = self._bars.pop(key, None)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from audit import __version__
 from audit.display import Display
+from audit.errors import AuditUserError
 from audit.executor import Executor, InProcessExecutor, ModelWork, group_by_model, unit_record
 from audit.ids import PluginId
 from audit.plan import Plan, build_plan
@@ -36,6 +37,9 @@ from audit.scoring.cache import ModelIdentity, ScoreCache
 from audit.spec.loader import LoadedSpec
 from audit.spec.models import AuditSpec, GGUFSource, ModelSpec, PathSource
 from audit.studies import StudySettings, run_studies
+from audit.variants.cache import StoredVariant
+from audit.variants.jobs import VariantPlan
+from audit.variants.records import CorpusRecord, MetaEvaluation, VariantRecord
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,6 +57,7 @@ class RunSettings:
     cache_dir: Path
     data_dir: Path | None = None
     device: str = "auto"
+    stop_training_after: int | None = None  # test hook: interrupt each variant training
 
 
 @dataclass(frozen=True)
@@ -69,13 +74,23 @@ class PreparedModel:
 
 @dataclass
 class Prepared:
-    """A spec with its datasets read, models prepared and plan built."""
+    """A spec with its datasets read, models prepared and plan built.
+
+    `models` holds the base models and the variants already trained (in the cache), each
+    variant right after its base; `variants` is the plan of every variant job (None when
+    the spec has none). `run_audit` trains the missing variants and plans again.
+    """
 
     loaded: LoadedSpec
+    settings: RunSettings
     datasets: dict[str, LoadedDataset]
     models: dict[str, PreparedModel]
     plan: Plan
     timings: dict[str, float] = field(default_factory=dict)
+    variants: VariantPlan | None = None
+    trained: dict[str, StoredVariant] = field(default_factory=dict)
+    trained_now: set[str] = field(default_factory=set)
+    probe_occupations: list[str] | None = None
 
 
 @dataclass
@@ -146,14 +161,136 @@ def prepare(loaded: LoadedSpec, settings: RunSettings, display: Display) -> Prep
     models: dict[str, PreparedModel] = {}
     for mspec in spec.models:
         models[mspec.id] = prepare_model(_spec_relative(loaded, mspec), settings)
-        prepared = models[mspec.id]
+        model = models[mspec.id]
         display.info(
-            f"{mspec.id}: {prepared.model_type} LM, {prepared.resolved.source}, "
-            f"fingerprint {prepared.fingerprint[:12]}"
+            f"{mspec.id}: {model.model_type} LM, {model.resolved.source}, "
+            f"fingerprint {model.fingerprint[:12]}"
         )
     timings["models"] = time.monotonic() - started
-    plan = build_plan(spec, model_types={k: v.model_type for k, v in models.items()})
-    return Prepared(loaded, datasets, models, plan, timings)
+    prepared = Prepared(loaded, settings, datasets, models, Plan(), timings)
+    if spec.variants:
+        started = time.monotonic()
+        prepared.variants = plan_variant_jobs(prepared, settings)
+        prepared.probe_occupations = probe_occupations(prepared.variants, settings)
+        for job in prepared.variants.jobs:
+            if job.cached:
+                prepared.trained[job.model_id] = job.store.read()
+        add_variant_models(prepared, settings)
+        timings["variant_planning"] = time.monotonic() - started
+    replan(prepared)
+    return prepared
+
+
+def plan_variant_jobs(prepared: Prepared, settings: RunSettings) -> VariantPlan:
+    """Every variant job, its corpus read and training data built (errors come here,
+    before any training)."""
+    from audit.variants.jobs import BaseModelFacts, plan_variants
+
+    loaded = prepared.loaded
+    bases = {
+        model_id: BaseModelFacts(
+            fingerprint=model.fingerprint,
+            model_type=model.model_type,
+            n_parameters=_known_parameters(settings.cache_dir, model.fingerprint),
+        )
+        for model_id, model in prepared.models.items()
+    }
+    return plan_variants(
+        loaded.spec.variants,
+        bases=bases,
+        seed=loaded.spec.seed,
+        data_dir=settings.data_dir,
+        base_dir=loaded.path.parent,
+        cache_dir=settings.cache_dir,
+    )
+
+
+def probe_occupations(plan: VariantPlan, settings: RunSettings) -> list[str] | None:
+    """The he/she probe's occupations (Winogender's list in the data folder). Required by
+    bias_controlled (its control check); without a data folder other variants go unprobed."""
+    from audit.variants.probe import load_probe_occupations
+
+    needed = [job.entry for job in plan.jobs if job.method.name == "bias_controlled"]
+    if settings.data_dir is None:
+        if needed:
+            raise AuditUserError(
+                f"variant '{needed[0]}' (bias_controlled) checks its control with the he/she "
+                "probe on the Winogender occupations, read from the shared data folder: pass "
+                "--data-dir ../shared/data (or set AUDIT_DATA_DIR)"
+            )
+        return None
+    return load_probe_occupations(settings.data_dir)
+
+
+def train_variants(prepared: Prepared, settings: RunSettings, display: Display) -> None:
+    """Train the variants missing from the cache, then plan again with them."""
+    from audit.variants.build import build_variants
+
+    assert prepared.variants is not None
+    missing = [j for j in prepared.variants.jobs if j.model_id not in prepared.trained]
+    if not missing:
+        return
+    display.stage("variants")
+
+    def load_base(base_id: str) -> Any:
+        return load_prepared_model(prepared.models[base_id], settings, display)
+
+    built = build_variants(
+        missing,
+        load_base=load_base,
+        occupations=prepared.probe_occupations,
+        display=display,
+        stop_after=settings.stop_training_after,
+    )
+    prepared.trained.update(built)
+    prepared.trained_now.update(built)
+    add_variant_models(prepared, settings)
+    replan(prepared)
+
+
+def add_variant_models(prepared: Prepared, settings: RunSettings) -> None:
+    """Prepare every trained variant as a local model, each right after its base."""
+    assert prepared.variants is not None
+    spec_models = {m.id: m for m in prepared.loaded.spec.models}
+    ordered: dict[str, PreparedModel] = {}
+    for base_id, base in prepared.models.items():
+        if base_id not in spec_models:
+            continue  # a variant prepared earlier; placed again below
+        ordered[base_id] = base
+        for job in prepared.variants.of_base(base_id):
+            stored = prepared.trained.get(job.model_id)
+            if stored is None:
+                continue
+            existing = prepared.models.get(job.model_id)
+            if existing is not None:
+                ordered[job.model_id] = existing
+                continue
+            base_spec = spec_models[base_id]
+            variant_spec = ModelSpec(
+                id=job.model_id,
+                source=PathSource(path=str(stored.model_dir)),
+                type=base.model_type,  # type: ignore[arg-type]
+                dtype=base_spec.dtype,
+                trust_remote_code=base_spec.trust_remote_code,
+            )
+            ordered[job.model_id] = prepare_model(variant_spec, settings)
+    prepared.models = ordered
+
+
+def replan(prepared: Prepared) -> None:
+    """The plan over the prepared models (bases and trained variants), in their order."""
+    prepared.plan = build_plan(
+        prepared.loaded.spec,
+        model_types={k: v.model_type for k, v in prepared.models.items()},
+    )
+
+
+def _known_parameters(cache_dir: Path, fingerprint: str) -> int | None:
+    facts = _facts_path(cache_dir, fingerprint)
+    if not facts.exists():
+        return None
+    value = json.loads(facts.read_text()).get("n_parameters")
+    return int(value) if isinstance(value, int) else None
 
 
 def run_audit(
@@ -169,6 +306,10 @@ def run_audit(
     spec = loaded.spec
     cache = ScoreCache(settings.cache_dir)
     settings.out_dir.mkdir(parents=True, exist_ok=True)
+    if prepared.variants is not None:
+        started = time.monotonic()
+        train_variants(prepared, settings, display)
+        prepared.timings["variants"] = time.monotonic() - started
 
     started = time.monotonic()
     display.stage("scoring")
@@ -193,8 +334,9 @@ def run_audit(
 
     started = time.monotonic()
     studies = run_studies(
-        study_settings(spec), prepared.plan, unit_frames(scores), measurements, display
+        study_settings(spec, prepared), prepared.plan, unit_frames(scores), measurements, display
     )
+    variant_results = variant_records(prepared, measurements)
     prepared.timings["studies"] = time.monotonic() - started
 
     devices = sorted({m.device for m in prepared.models.values()})
@@ -204,7 +346,7 @@ def run_audit(
         audit=audit_info(loaded),
         spec=loaded.raw,
         plugins=used_plugin_cards(prepared),
-        models=[_model_record(prepared.models[m.id], settings.cache_dir) for m in spec.models],
+        models=[_model_record(m, settings.cache_dir) for m in prepared.models.values()],
         datasets=[_dataset_record(prepared.datasets[d.name]) for d in spec.datasets],
         units=units,
         skipped_units=prepared.plan.skipped,
@@ -213,6 +355,9 @@ def run_audit(
         robustness=studies.robustness,
         correlations=studies.correlations,
         comparisons=studies.comparisons,
+        variants=variant_results.variants,
+        corpora=variant_results.corpora,
+        meta_evaluations=variant_results.meta_evaluations,
         environment=describe_environment(", ".join(devices)),
         timings={k: round(v, 3) for k, v in prepared.timings.items()},
     )
@@ -221,10 +366,13 @@ def run_audit(
     return RunOutcome(result=result, scores=scores, out_dir=settings.out_dir)
 
 
-def study_settings(spec: AuditSpec) -> StudySettings:
-    """What the cross-model studies take from the spec."""
+def study_settings(spec: AuditSpec, prepared: Prepared | None = None) -> StudySettings:
+    """What the cross-model studies take from the spec (and, in a run, the prepared
+    models: variants follow their base and are compared with it only)."""
+    variants = prepared.variants if prepared is not None else None
     return StudySettings(
-        model_order=[m.id for m in spec.models],
+        model_order=[m.id for m in spec.models] if prepared is None else list(prepared.models),
+        variant_bases={} if variants is None else {j.model_id: j.base for j in variants.jobs},
         seed=spec.seed,
         alpha=spec.alpha,
         bootstrap=spec.bootstrap,
@@ -257,6 +405,79 @@ def audit_info(loaded: LoadedSpec) -> AuditInfo:
     )
 
 
+@dataclass
+class VariantResults:
+    variants: list[VariantRecord] = field(default_factory=list)
+    corpora: list[CorpusRecord] = field(default_factory=list)
+    meta_evaluations: list[MetaEvaluation] = field(default_factory=list)
+
+
+def variant_records(prepared: Prepared, measurements: list[Measurement]) -> VariantResults:
+    """The variants as trained, their corpora (Table 1) and the meta-evaluation of every
+    bias_controlled entry."""
+    from audit.variants.corpus_record import corpus_record
+    from audit.variants.meta_evaluation import meta_evaluate
+    from audit.variants.wordlists import load_gender_word_lists
+
+    out = VariantResults()
+    plan = prepared.variants
+    if plan is None:
+        return out
+    spec = prepared.loaded.spec
+    for job in plan.jobs:
+        stored = prepared.trained[job.model_id]
+        out.variants.append(
+            VariantRecord(
+                id=job.model_id,
+                base=job.base,
+                method=job.method,
+                entry=job.entry,
+                ratio=job.part.ratio,
+                corpus=job.corpus.name,
+                corpus_sha256=job.corpus.sha256,
+                training_examples=job.data.n_examples(),
+                training=job.training.model_dump(mode="json"),
+                key=job.key,
+                cached=job.model_id not in prepared.trained_now,
+                summary=stored.summary,
+                probe=stored.probe,
+            )
+        )
+    data_dir = prepared.settings.data_dir
+    if data_dir is not None:
+        lists = load_gender_word_lists(data_dir)
+        for sha, corpus in plan.corpora.items():
+            out.corpora.append(
+                corpus_record(
+                    corpus,
+                    lists,
+                    seed=spec.seed,
+                    n_bootstrap=spec.bootstrap,
+                    alpha=spec.alpha,
+                    used_by=plan.corpus_users[sha],
+                )
+            )
+    probes = {v.id: v.probe for v in out.variants}
+    entries: dict[str, list[VariantRecord]] = {}
+    for record in out.variants:
+        if record.method.name == "bias_controlled":
+            entries.setdefault(record.entry, []).append(record)
+    for entry, records in entries.items():
+        out.meta_evaluations.append(
+            meta_evaluate(
+                entry=entry,
+                base=records[0].base,
+                ratio_models=[(r.ratio or 0.0, r.id) for r in records],
+                measurements=measurements,
+                probes=probes,
+                seed=spec.seed,
+                n_bootstrap=spec.bootstrap,
+                alpha=spec.alpha,
+            )
+        )
+    return out
+
+
 def used_plugin_cards(prepared: Prepared) -> list[PluginCard]:
     """The cards of the built-in datasets, scorers and measures this run used, each kind
     in its registry's order (the report takes the first `headline` measure it finds)."""
@@ -273,6 +494,11 @@ def used_plugin_cards(prepared: Prepared) -> list[PluginCard]:
     cards: list[PluginCard] = []
     for registry, used in ((DATASETS, datasets), (SCORERS, scorers), (MEASURES, measures)):
         cards.extend(e.card for e in registry.entries() if e.name in used)
+    if prepared.variants is not None:
+        from audit.variants.catalog import VARIANT_METHODS
+
+        methods = {job.method.name for job in prepared.variants.jobs}
+        cards.extend(e.card for e in VARIANT_METHODS.entries() if e.name in methods)
     return cards
 
 
@@ -315,35 +541,40 @@ class _Worker:
         return records
 
     def _load(self, model: PreparedModel) -> Any:
-        from transformers.utils import logging as hf_logging
+        return load_prepared_model(model, self.settings, self.display)
 
-        from audit.models.load import load_model
 
-        hf_logging.disable_progress_bar()
-        key = f"load {model.spec.id}"
-        started = time.monotonic()
-        self.display.step(key, f"loading {model.spec.id} ({model.resolved.source})")
-        try:
-            with _quiet_gguf_conversion(model.resolved.is_gguf):
-                loaded = load_model(
-                    model.spec,
-                    cache_dir=self.settings.cache_dir,
-                    device=self.settings.device,
-                    progress=lambda message: self.display.step(key, message),
-                )
-        except BaseException:
-            self.display.end_step(key, f"loading {model.spec.id} failed")
-            raise
-        if loaded.fingerprint != model.fingerprint:
-            raise RuntimeError(
-                f"model '{model.spec.id}' changed on disk during the run "
-                f"({model.fingerprint[:12]} -> {loaded.fingerprint[:12]}); run again"
+def load_prepared_model(model: PreparedModel, settings: RunSettings, display: Display) -> Any:
+    """Load a prepared model's weights (with a spinner), checking its fingerprint."""
+    from transformers.utils import logging as hf_logging
+
+    from audit.models.load import load_model
+
+    hf_logging.disable_progress_bar()
+    key = f"load {model.spec.id}"
+    started = time.monotonic()
+    display.step(key, f"loading {model.spec.id} ({model.resolved.source})")
+    try:
+        with _quiet_gguf_conversion(model.resolved.is_gguf):
+            loaded = load_model(
+                model.spec,
+                cache_dir=settings.cache_dir,
+                device=settings.device,
+                progress=lambda message: display.step(key, message),
             )
-        facts = _facts_path(self.settings.cache_dir, model.fingerprint)
-        facts.parent.mkdir(parents=True, exist_ok=True)
-        facts.write_text(json.dumps({"n_parameters": loaded.n_parameters}))
-        self.display.end_step(key, f"loaded {model.spec.id} in {time.monotonic() - started:.1f} s")
-        return loaded
+    except BaseException:
+        display.end_step(key, f"loading {model.spec.id} failed")
+        raise
+    if loaded.fingerprint != model.fingerprint:
+        raise RuntimeError(
+            f"model '{model.spec.id}' changed on disk during the run "
+            f"({model.fingerprint[:12]} -> {loaded.fingerprint[:12]}); run again"
+        )
+    facts = _facts_path(settings.cache_dir, model.fingerprint)
+    facts.parent.mkdir(parents=True, exist_ok=True)
+    facts.write_text(json.dumps({"n_parameters": loaded.n_parameters}))
+    display.end_step(key, f"loaded {model.spec.id} in {time.monotonic() - started:.1f} s")
+    return loaded
 
 
 @contextmanager

@@ -288,6 +288,86 @@ def gate_summary(verdicts: Sequence[GateVerdict], exit_code: int) -> list[str]:
     return [head, f"Exit code {exit_code}: {meaning}."]
 
 
+def describe_variants(prepared: Prepared) -> list[str]:
+    """Each variant job: cached, or to train (resuming where a checkpoint is) with its
+    steps and a rough time; the scoring units of untrained variants are planned after
+    they are trained."""
+    plan = prepared.variants
+    if plan is None:
+        return []
+    from audit.display import format_duration
+    from audit.variants.jobs import estimate_seconds, measured_speed, speed_key
+
+    lines = ["Variants:"]
+    peak: float | None = None
+    missing_seconds = 0.0
+    missing = 0
+    for job in plan.jobs:
+        what = f"{job.method.label} of {job.base} on {job.corpus.name}"
+        if job.cached:
+            lines.append(f"  {job.model_id}: {what}: trained, in the cache")
+            continue
+        missing += 1
+        steps = job.total_steps()
+        base = prepared.models[job.base]
+        speed = measured_speed(
+            prepared.settings.cache_dir, speed_key(job, base.fingerprint, base.device)
+        )
+        if speed is not None:
+            seconds = speed * steps
+        else:
+            if peak is None:
+                peak = _matmul_peak()
+            n_parameters = _known_parameters_of(prepared, job.base)
+            seconds = estimate_seconds(job, n_parameters=n_parameters, flops_per_second=peak)
+        missing_seconds += seconds
+        state = "to train, resuming from a checkpoint" if job.resumable else "to train"
+        lines.append(
+            f"  {job.model_id}: {what}: {state}: {steps:,} steps x {job.training.batch_size} "
+            f"of {job.data.n_examples():,} examples, about {format_duration(seconds)} on "
+            f"{base.device}"
+        )
+    if missing:
+        lines.append(
+            f"  {missing} of {len(plan.jobs)} to train, about {format_duration(missing_seconds)} "
+            "in all (rough: from earlier trainings of the same shape on this machine, else "
+            "from the parameter count and the matmul speed); their scoring units are "
+            "planned once they are trained"
+        )
+    return lines
+
+
+def _known_parameters_of(prepared: Prepared, model_id: str) -> int:
+    """Parameters of a base model: from its last load, else from its weight files' size."""
+    import json
+
+    model = prepared.models[model_id]
+    facts = prepared.settings.cache_dir / "models" / f"{model.fingerprint}.json"
+    if facts.exists():
+        value = json.loads(facts.read_text()).get("n_parameters")
+        if isinstance(value, int):
+            return value
+    size = sum(p.stat().st_size for paths in model.resolved.files.values() for p in paths)
+    bytes_per_parameter = 0.6 if model.resolved.is_gguf else 4.0
+    return int(size / bytes_per_parameter)
+
+
+def _matmul_peak() -> float:
+    """Float32 FLOP/s of a 1024 x 1024 matmul on this machine (best of 5)."""
+    import time
+
+    import torch
+
+    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
+    torch.mm(a, b)
+    best = float("inf")
+    for _ in range(5):
+        started = time.perf_counter()
+        torch.mm(a, b)
+        best = min(best, time.perf_counter() - started)
+    return 2 * 1024**3 / best
+
+
 def describe_plan(prepared: Prepared, cache: ScoreCache | None = None) -> str:
     """What `audit run` would do: datasets, models, units (with the sentences each scores,
     counted as the run counts them, and how many are already in the score cache),
@@ -301,6 +381,7 @@ def describe_plan(prepared: Prepared, cache: ScoreCache | None = None) -> str:
             f"  {model_id}: {model.model_type} LM, {model.resolved.source}, "
             f"fingerprint {model.fingerprint[:12]}, {model.precision}"
         )
+    lines += describe_variants(prepared)
     lines.append("Scoring units (model x dataset x scorer -> measures):")
     total = to_score = 0
     for unit in prepared.plan.units:

@@ -52,7 +52,10 @@ class Plan:
 
 def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
     """Every applicable (model, dataset, scorer) unit and its measures; what does not apply
-    is listed in `skipped` with the reason, never silently dropped."""
+    is listed in `skipped` with the reason, never silently dropped.
+
+    `model_types` names the models to plan, in order (the spec's models, each followed by
+    its trained variants), with their type."""
     plan = Plan()
     measure_shapes = [(m.id, MEASURES.entry(m.name).shape) for m in spec.measures]
     plan.corpus_measures = [
@@ -60,8 +63,7 @@ def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
     ]
     shapes = {d.name: dataset_shape(d.name, d.kind) for d in spec.datasets}
     templates = {d.name: has_templates(d.name, d.kind) for d in spec.datasets}
-    for model in spec.models:
-        model_type = model_types[model.id]
+    for model_id, model_type in model_types.items():
         refs = spec.scorers.masked if model_type == "masked" else spec.scorers.causal
         for ref in refs:
             entry = SCORERS.entry(ref.name)
@@ -70,10 +72,10 @@ def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
                 why = entry.skip_reason(model_type, name, shapes[name], templates[name])
                 if why is not None:
                     plan.skipped.append(
-                        SkippedUnit(model=model.id, dataset=name, scorer=ref.id, reason=why)
+                        SkippedUnit(model=model_id, dataset=name, scorer=ref.id, reason=why)
                     )
                     continue
-                unit = ScoreUnit(model=model.id, dataset=name, scorer=ref.id)
+                unit = ScoreUnit(model=model_id, dataset=name, scorer=ref.id)
                 plan.units.append(unit)
                 plan.measures.extend(
                     MeasureTask(unit=unit, measure=measure)

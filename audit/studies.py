@@ -10,7 +10,8 @@ Which studies apply:
   say that no correlation can be concluded;
 - comparisons: every two models scored with the same scorer on the same dataset, for
   every resamplable measure with an ideal value, group `all`; the later model in the spec
-  is the candidate (A), the earlier one the baseline (B). None when the spec sets
+  is the candidate (A), the earlier one the baseline (B). A variant is compared with its
+  own base only (A = the variant, B = the base). None when the spec sets
   `bootstrap: 0` (no intervals): the paired test is a bootstrap.
 
 Inputs are plain: the settings, the plan, the score frames by unit and the measurements;
@@ -52,6 +53,15 @@ class StudySettings:
     alpha: float
     bootstrap: int
     robustness: RobustnessSpec | None = None
+    variant_bases: Mapping[str, str] = field(default_factory=dict)
+
+    def compared(self, a: str, b: str) -> bool:
+        """Whether model a (later) is compared with b (earlier): two spec models always;
+        a variant only with its own base."""
+        base_a, base_b = self.variant_bases.get(a), self.variant_bases.get(b)
+        if base_a is None and base_b is None:
+            return True
+        return base_a == b
 
 
 @dataclass
@@ -126,6 +136,8 @@ def run_studies(
             for later in range(1, len(members)):
                 for earlier in range(later):
                     a, b = members[later], members[earlier]
+                    if not settings.compared(a, b):
+                        continue
                     studies.comparisons.append(
                         compare_models(
                             group_frames[a],

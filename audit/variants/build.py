@@ -1,0 +1,127 @@
+"""Train the variant jobs that are not in the cache: each base model is loaded once, its
+original weights kept aside and put back before each job, so the jobs of one base never
+see each other's training. A job's model is saved to the cache with its he/she probe;
+an interrupted job resumes from its last checkpoint on the next run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from audit.display import Display, format_duration
+from audit.variants.cache import StoredVariant
+from audit.variants.jobs import VariantJob
+
+if TYPE_CHECKING:
+    from audit.models.loaded import LoadedModel
+    from audit.variants.training.run import TrainingStatus
+
+
+def build_variants(
+    jobs: Sequence[VariantJob],
+    *,
+    load_base: Callable[[str], LoadedModel],
+    occupations: Sequence[str] | None,
+    display: Display,
+    stop_after: int | None = None,
+) -> dict[str, StoredVariant]:
+    """Train every job not yet cached (in order, grouped by base model) and return every
+    job's stored variant by model id. `load_base(base_id)` loads a base model's weights;
+    `occupations` are the probe's (None: no probe). `stop_after` is a test hook passed to
+    the trainer (interrupts each training after that many steps)."""
+    stored: dict[str, StoredVariant] = {}
+    missing: dict[str, list[VariantJob]] = {}
+    for job in jobs:
+        if job.cached:
+            stored[job.model_id] = job.store.read()
+        else:
+            missing.setdefault(job.base, []).append(job)
+    for base, base_jobs in missing.items():
+        loaded = load_base(base)
+        original = {k: v.detach().clone() for k, v in loaded.model.state_dict().items()}
+        for job in base_jobs:
+            loaded.model.load_state_dict(original)
+            stored[job.model_id] = _train_one(
+                job, loaded, loaded.fingerprint, occupations, display, stop_after
+            )
+        del original
+    return stored
+
+
+def _train_one(
+    job: VariantJob,
+    loaded: LoadedModel,
+    base_fingerprint: str,
+    occupations: Sequence[str] | None,
+    display: Display,
+    stop_after: int | None,
+) -> StoredVariant:
+    from audit.variants.probe import probe_he_she
+    from audit.variants.training.run import train_model
+
+    key = f"train {job.model_id}"
+    total = job.total_steps()
+    label = f"training {job.model_id} ({job.method.name} of {job.base})"
+    resumed = " (resuming)" if job.resumable else ""
+    display.start(key, label + resumed, total)
+    last_step = 0
+
+    def progress(status: TrainingStatus) -> None:
+        nonlocal last_step
+        display.advance(key, status.step - last_step)
+        last_step = status.step
+        terms = "".join(f", {k} {v:.3g}" for k, v in status.terms.items())
+        display.relabel(key, f"{label}: loss {status.loss:.3f}{terms}")
+
+    try:
+        summary = train_model(
+            loaded.model,
+            loaded.tokenizer,
+            model_type=loaded.model_type,
+            objective=job.objective,
+            data=job.data,
+            settings=job.training,
+            work_dir=job.store.work_dir,
+            device=loaded.device,
+            progress=progress,
+            stop_after=stop_after,
+        )
+    finally:
+        display.finish(key)
+    probe = None
+    if occupations is not None:
+        probe = probe_he_she(
+            loaded.model,
+            loaded.tokenizer,
+            model_type=loaded.model_type,
+            occupations=occupations,
+            device=loaded.device,
+        )
+    if summary.steps > (summary.resumed_from_step or 0):
+        from audit.variants.jobs import remember_speed, speed_key
+
+        cache_dir = job.store.root.parent.parent
+        remember_speed(
+            cache_dir,
+            speed_key(job, base_fingerprint, str(loaded.device)),
+            summary.seconds / summary.steps,
+        )
+    staging = job.store.staging_dir()
+    _save(loaded, staging)
+    done = job.store.commit(staging, description=job.describe(), summary=summary, probe=probe)
+    display.info(
+        f"{job.model_id}: trained {summary.steps} steps in {format_duration(summary.seconds)}"
+        + (
+            f", loss {summary.first_loss:.3f} -> {summary.last_loss:.3f}"
+            if summary.first_loss is not None and summary.last_loss is not None
+            else ""
+        )
+    )
+    return done
+
+
+def _save(loaded: LoadedModel, folder: Path) -> None:
+    """The trained model as a Hugging Face folder (safetensors, float32) with its tokenizer."""
+    loaded.model.save_pretrained(folder)
+    loaded.tokenizer.save_pretrained(folder)

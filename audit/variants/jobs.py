@@ -1,0 +1,223 @@
+"""The variants of a spec as training jobs, planned before anything trains: each job's
+corpus read, its training data built by its method, its cache key computed. Every user
+error (a missing corpus, too few gendered sentences, a bad word-list file) surfaces here,
+before the first training starts."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from audit.errors import AuditUserError
+from audit.ids import PluginId
+from audit.variants.cache import VariantStore, variant_key
+from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart
+from audit.variants.settings import TrainingSpec, VariantSpec
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from audit.variants.corpus import Corpus
+    from audit.variants.training.run import Objective, TrainingData
+
+
+@dataclass(frozen=True)
+class BaseModelFacts:
+    """What planning needs of a base model (no weights loaded)."""
+
+    fingerprint: str
+    model_type: str
+    n_parameters: int | None = None
+
+
+@dataclass(frozen=True)
+class VariantJob:
+    """One model to train: a variant entry of the spec, or one ratio of it."""
+
+    entry: str
+    entry_index: int
+    model_id: str
+    base: str
+    method: PluginId
+    options: BaseModel
+    part: VariantPart
+    corpus: Corpus
+    training: TrainingSpec
+    data: TrainingData
+    objective: Objective
+    key: str
+    store: VariantStore
+
+    @property
+    def cached(self) -> bool:
+        return self.store.is_done()
+
+    @property
+    def resumable(self) -> bool:
+        return self.store.has_checkpoint()
+
+    def total_steps(self) -> int:
+        return self.training.total_steps(self.data.n_examples())
+
+    def describe(self) -> dict[str, Any]:
+        """What variant.json and results say about how it was made."""
+        return {
+            "key": self.key,
+            "id": self.model_id,
+            "entry": self.entry,
+            "base": self.base,
+            "method": self.method.name,
+            "options": self.options.model_dump(mode="json"),
+            "ratio": self.part.ratio,
+            "corpus": self.corpus.name,
+            "corpus_sha256": self.corpus.sha256,
+            "training": self.training.model_dump(mode="json"),
+            "training_examples": self.data.n_examples(),
+        }
+
+
+@dataclass
+class VariantPlan:
+    jobs: list[VariantJob] = field(default_factory=list)
+    corpora: dict[str, Corpus] = field(default_factory=dict)  # sha256 -> corpus
+    corpus_users: dict[str, list[str]] = field(default_factory=dict)  # sha256 -> entries
+
+    def of_base(self, base: str) -> list[VariantJob]:
+        return [job for job in self.jobs if job.base == base]
+
+
+def data_sha256(data: TrainingData) -> str:
+    """A hash of everything a method hands the trainer."""
+    payload = {k: v if not isinstance(v, Mapping) else dict(v) for k, v in asdict(data).items()}
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def plan_variants(
+    variants: list[VariantSpec],
+    *,
+    bases: Mapping[str, BaseModelFacts],
+    seed: int,
+    data_dir: Path | None,
+    base_dir: Path,
+    cache_dir: Path,
+) -> VariantPlan:
+    """Every variant job of a spec, in spec order (ratio models in ratio order)."""
+    from audit.variants.catalog import VARIANT_METHODS
+    from audit.variants.corpus import load_corpus
+
+    plan = VariantPlan()
+    loaded: dict[str, Corpus] = {}
+    for index, variant in enumerate(variants):
+        loc = f"variants[{index}]"
+        if variant.base not in bases:
+            raise AuditUserError(
+                f"{loc}.base: model '{variant.base}' is not in `models` of this spec "
+                f"(models: {', '.join(bases)})"
+            )
+        base = bases[variant.base]
+        entry = VARIANT_METHODS.entry(variant.method)
+        if base.model_type not in entry.model_types:
+            raise AuditUserError(
+                f"{loc}.method: {variant.method} cannot train the {base.model_type} LM "
+                f"'{variant.base}' (it trains {', '.join(sorted(entry.model_types))} LMs)"
+            )
+        options = entry.options.model_validate(variant.options)
+        method: VariantMethod = VARIANT_METHODS.load(variant.method)
+        corpus_key = variant.corpus.model_dump_json()
+        if corpus_key not in loaded:
+            loaded[corpus_key] = load_corpus(
+                variant.corpus,
+                data_dir=data_dir,
+                base_dir=base_dir,
+                field=f"{loc}.corpus",
+                cache_dir=cache_dir,
+            )
+        corpus = loaded[corpus_key]
+        plan.corpora.setdefault(corpus.sha256, corpus)
+        plan.corpus_users.setdefault(corpus.sha256, []).append(variant.id)
+        training = variant.training.with_seed(seed)
+        assert training.seed is not None
+        context = MethodContext(data_dir=data_dir, base_dir=base_dir, seed=training.seed, loc=loc)
+        objective = method.objective(options)
+        for part in method.parts(options):
+            data = method.training_data(corpus, options, part, context)
+            key = variant_key(
+                base_fingerprint=base.fingerprint,
+                method=variant.method,
+                options=options.model_dump(mode="json"),
+                ratio=part.ratio,
+                training=training.model_dump(mode="json"),
+                corpus_sha256=corpus.sha256,
+                data_sha256=data_sha256(data),
+            )
+            plan.jobs.append(
+                VariantJob(
+                    entry=variant.id,
+                    entry_index=index,
+                    model_id=variant.id + part.suffix,
+                    base=variant.base,
+                    method=PluginId.of(variant.method, variant.options),
+                    options=options,
+                    part=part,
+                    corpus=corpus,
+                    training=training,
+                    data=data,
+                    objective=objective,
+                    key=key,
+                    store=VariantStore.of(cache_dir, key),
+                )
+            )
+    return plan
+
+
+#: Share of the measured matmul peak a training step reaches on a CPU, counting 6 x
+#: parameters x tokens (benchmarks/results/training_cpu.json: 0.52 to 0.62 for minilm-mlm,
+#: 0.25 to 0.32 for SmolLM2-135M); the lower end, so estimates err long.
+TRAINING_EFFICIENCY = 0.3
+#: Tokens per sentence when no tokenizer is at hand: words x 1.3 plus 2 specials.
+TOKENS_PER_WORD = 1.3
+SPEED_FILE = "speed.json"
+
+
+def speed_key(job: VariantJob, base_fingerprint: str, device: str) -> str:
+    """What a step's time depends on: the model, the objective, the batch shape, the device."""
+    t = job.training
+    lora = "lora" if t.lora is not None else "full"
+    return f"{base_fingerprint}|{job.objective.kind}|{t.batch_size}|{t.max_length}|{lora}|{device}"
+
+
+def remember_speed(cache_dir: Path, key: str, seconds_per_step: float) -> None:
+    """Record a finished training's seconds per step (the next estimates use it)."""
+    path = cache_dir / "variants" / SPEED_FILE
+    known = json.loads(path.read_text()) if path.exists() else {}
+    known[key] = seconds_per_step
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(known, indent=1, sort_keys=True))
+
+
+def measured_speed(cache_dir: Path, key: str) -> float | None:
+    path = cache_dir / "variants" / SPEED_FILE
+    if not path.exists():
+        return None
+    value = json.loads(path.read_text()).get(key)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def estimate_seconds(job: VariantJob, *, n_parameters: int, flops_per_second: float) -> float:
+    """A rough training time: 6 x parameters x tokens FLOPs per step at
+    TRAINING_EFFICIENCY of the machine's matmul peak (AT runs the frozen original and the
+    trained copy on a target and an attribute batch: counted as 2 x 8 x parameters x
+    tokens)."""
+    data = job.data
+    sentences = data.sentences or (data.target_sentences + data.attribute_sentences)
+    sample = sentences[:2000]
+    words = sum(len(s.split()) for s in sample) / max(1, len(sample))
+    tokens = min(job.training.max_length, words * TOKENS_PER_WORD + 2)
+    per_step = job.training.batch_size * tokens
+    flops = (16 if job.objective.kind == "at" else 6) * n_parameters * per_step
+    return job.total_steps() * flops / (flops_per_second * TRAINING_EFFICIENCY)
