@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from audit.gates import gate_exit_code
 from audit.report import cells
 from audit.report.caveats import build_caveats
-from audit.report.charts import distribution_chart, group_chart
+from audit.report.charts import distribution_chart, group_charts
 from audit.report.formatting import fmt_band, fmt_date, fmt_num, fmt_precision, group_name
 from audit.report.index import MeasurementIndex
 from audit.report.model import (
@@ -27,7 +27,14 @@ from audit.report.studies import (
     robustness_study,
 )
 from audit.report.summary import build_summary, overall_verdict, verdict_reason
-from audit.report.tables import diagnostic_tables, group_table, overview_table, slug
+from audit.report.tables import (
+    diagnostic_tables,
+    group_tables,
+    model_cell,
+    overview_table,
+    slug,
+)
+from audit.report.variants import variant_sections
 from audit.results import AuditResult, GateVerdict
 
 if TYPE_CHECKING:
@@ -38,7 +45,8 @@ SIGNOFF_FIELDS = ["Reviewer (name, role)", "Date", "Signature"]
 SIGNOFF_DECISIONS = ["Approve", "Approve with conditions", "Reject"]
 
 
-def build_cover(result: AuditResult) -> Cover:
+def build_cover(result: AuditResult, index: MeasurementIndex | None = None) -> Cover:
+    index = index or MeasurementIndex(result)
     audit = result.audit
     models = cells.TableMaker(
         id="models",
@@ -48,7 +56,7 @@ def build_cover(result: AuditResult) -> Cover:
     for m in result.models:
         models.add(
             [
-                cells.text(m.id),
+                model_cell(index, m.id),
                 cells.text(f"{m.model_type} LM, {fmt_precision(m.precision, m.device)}"),
                 cells.text(m.source),
                 cells.count(m.n_parameters),
@@ -142,7 +150,7 @@ def gate_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table | 
                 cells.count(v.gate_index + 1),
                 cells.text(index.cards.title(v.measure)),
                 cells.text(v.dataset),
-                cells.text(v.model or "—"),
+                model_cell(index, v.model) if v.model else cells.text("—"),
                 cells.text(index.cards.scorer_name(v.scorer) if v.scorer is not None else "—"),
                 cells.text(group_name(v.group)),
                 cells.text(fmt_band(v.low, v.high)),
@@ -218,17 +226,13 @@ def build_dataset(
     if (t := overview_table(index, name)) is not None:
         tables.append(t)
     for measure in index.measures(name):
-        if (t := group_table(index, name, measure, record)) is not None:
-            tables.append(t)
+        tables += group_tables(index, name, measure, record)
     tables += diagnostic_tables(index, name)
     if scores is not None and (c := distribution_chart(scores, index, name)) is not None:
         charts.append(c)
     for measure in index.measures(name):
-        if (
-            index.cards.has_role(measure, "group_chart")
-            and (c := group_chart(index, name, measure)) is not None
-        ):
-            charts.append(c)
+        if index.cards.has_role(measure, "group_chart"):
+            charts += group_charts(index, name, measure)
     if record is None:
         description = "Measured, but not listed among the datasets read."
     else:
@@ -306,10 +310,11 @@ def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> Rep
         n for n in dict.fromkeys(m.dataset for m in result.measurements) if n not in dataset_names
     ]
     return ReportModel(
-        cover=build_cover(result),
+        cover=build_cover(result, index),
         summary=build_summary(index, gates.verdicts, caveats),
         gates=gates,
         datasets=[build_dataset(index, name, scores) for name in dataset_names],
+        variant_sections=variant_sections(index),
         studies=[robustness_study(studies), correlation_study(studies), comparison_study(studies)],
         caveats=caveats,
         cards=cards,

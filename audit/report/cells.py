@@ -9,8 +9,8 @@ from audit.report.model import Cell, Table
 from audit.results import Measurement
 
 
-def text(value: str, *, note: str = "") -> Cell:
-    return Cell(kind="text", text=value, note=note)
+def text(value: str, *, note: str = "", sub: str = "") -> Cell:
+    return Cell(kind="text", text=value, note=note, sub=sub)
 
 
 def code(value: str, *, title: str = "") -> Cell:

@@ -14,9 +14,9 @@ import pandas as pd
 
 from audit.ids import PluginId
 from audit.report.formatting import fmt_band, group_name
-from audit.report.index import MeasurementIndex
+from audit.report.index import MeasurementIndex, Unit
 from audit.report.model import Chart
-from audit.report.tables import slug
+from audit.report.tables import part_words, slug
 from audit.results import Gate
 from audit.results_io import score_rows
 
@@ -126,12 +126,13 @@ def distribution_chart(scores: pd.DataFrame, index: MeasurementIndex, dataset: s
         if gaussian
         else "a maximum-likelihood Gaussian drawn over each for reference"
     )
+    legend = index.variants.legend(u.model for u in units)
     return Chart(
         id=slug(dataset, "distributions"),
         title=f"{dataset}: score distributions and fitted Gaussians",
         caption="Histograms (density) of the per-item scores of the stereotypical and "
         f"anti-stereotypical sentences, with {fitted} (Liu 2024, Fig. 2). Overlapping, "
-        "equally wide curves mean little bias.",
+        "equally wide curves mean little bias." + (f" {legend}" if legend else ""),
         spec=_configure(chart),
         alt=f"Score distributions on {dataset} for " + ", ".join(order),
     )
@@ -172,13 +173,37 @@ def _gate_words(i: int, gate: Gate, kind: str) -> str:
     return f"gate {i + 1} requires {fmt_band(gate.low, gate.high)} ({rows}{model}; {mark})"
 
 
-def group_chart(index: MeasurementIndex, dataset: str, measure: PluginId) -> Chart | None:
+#: Most models side by side in one per-group chart (tableau10 has ten colours).
+MAX_CHART_MODELS = 6
+
+
+def group_charts(index: MeasurementIndex, dataset: str, measure: PluginId) -> list[Chart]:
+    """The per-group charts of a measure: one, or one per part of the models (as the
+    per-group tables are split), so every colour names one model."""
+    parts = index.unit_parts(dataset, MAX_CHART_MODELS)
+    return [
+        c
+        for i, units in enumerate(parts, 1)
+        if (c := group_chart(index, dataset, measure, units=units, part=(i, len(parts))))
+        is not None
+    ]
+
+
+def group_chart(
+    index: MeasurementIndex,
+    dataset: str,
+    measure: PluginId,
+    *,
+    units: list[Unit] | None = None,
+    part: tuple[int, int] = (1, 1),
+) -> Chart | None:
     """A measure per group with CIs, models side by side (Hosseini 2023, Fig. 2 for safety);
     the whole dataset on top, the gates on this measure as a shaded band (within) or a
     line (min, max) over the rows they judge, the ideal value dashed. A value without an
-    interval is a point without a line, never a zero-width interval."""
+    interval is a point without a line, never a zero-width interval. `units`: the models
+    drawn (default all) as part `part` (number, total) of several."""
     rows = []
-    units = index.units(dataset)
+    units = index.units(dataset) if units is None else units
     groups = index.groups(dataset, measure)
     order_rows = ["all", *groups]
     for unit in units:
@@ -257,12 +282,17 @@ def group_chart(index: MeasurementIndex, dataset: str, measure: PluginId) -> Cha
         words.append(f"The dashed line marks the ideal value {ideal:g}.")
     if marks:
         words.append("Gates: " + "; ".join(marks) + ".")
+    if legend := index.variants.legend(u.model for u in units):
+        words.append(legend)
+    number, total = part
     return Chart(
-        id=slug(dataset, measure.label, "chart"),
-        title=f"{dataset}: chart of the {index.cards.name(measure)} per {kind}",
+        id=slug(dataset, measure.label, "chart") + (f"-part{number}" if number > 1 else ""),
+        title=f"{dataset}: chart of the {index.cards.name(measure)} per {kind}"
+        + part_words(units, number, total),
         caption=" ".join(words),
         spec=_configure(chart),
         alt=f"{title} per {kind} on {dataset} for " + ", ".join(order),
+        listed=number == 1,
     )
 
 
@@ -316,3 +346,77 @@ def heatmap(frame: pd.DataFrame, *, title: str) -> dict[str, Any]:
     labels = base.mark_text(fontSize=11).encode(text=alt.Text("value:Q", format=".2f"))
     size = min(WIDTH - 160, 60 * len(order))
     return _configure(alt.layer(rect, labels).properties(width=size, height=size))
+
+
+def small_multiples(
+    frame: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    facet: str,
+    x_title: str,
+    y_title: str,
+    order: list[str] | None = None,
+    columns: int = 4,
+) -> dict[str, Any]:
+    """One small line chart (with points) per value of `facet`, each with its own y scale:
+    loss curves, or a measure's values across the ratio models."""
+    columns = max(1, min(columns, frame[facet].nunique()))
+    width = int((WIDTH - 50 * columns) / columns)
+    base = alt.Chart().encode(
+        x=alt.X(f"{x}:Q", title=x_title, axis=alt.Axis(tickCount=3, labelOverlap=True)),
+        y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(zero=False)),
+    )
+    layers = alt.layer(
+        base.mark_line(color="#24477a", strokeWidth=1.5),
+        base.mark_point(color="#24477a", filled=True, size=14),
+        data=frame,
+    )
+    chart = (
+        layers.properties(width=width, height=90)
+        .facet(
+            facet=alt.Facet(f"{facet}:N", title=None, sort=order or "ascending"),
+            columns=columns,
+        )
+        .resolve_scale(x="independent", y="independent")
+    )
+    return _configure(chart)
+
+
+PROBE_COLORS = ("#2471a3", "#c0392b", "#1d2433")
+
+
+def probe_chart(frame: pd.DataFrame, *, names: tuple[str, str, str]) -> dict[str, Any]:
+    """The control check across r (Kaneko et al. 2023): mean P(he) and P(she) over the
+    probe's occupations on the left (log scale when they span orders of magnitude), the
+    he-share on the right with 0.5 (no preference) dashed. `frame` has columns r, series,
+    value; `names` are the series P(he), P(she) and the he-share, in that order."""
+    probs = frame[frame["series"] != names[2]]
+    share = frame[frame["series"] == names[2]]
+    positive = probs["value"][probs["value"] > 0]
+    spread = float(positive.max() / positive.min()) if not positive.empty else 1.0
+    scale = alt.Scale(type="log") if spread > 100 else alt.Scale(zero=False)
+    color = alt.Color(
+        "series:N", title=None, scale=alt.Scale(domain=list(names), range=list(PROBE_COLORS))
+    )
+    x = alt.X("r:Q", title="male share r", scale=alt.Scale(domain=[0, 1]))
+    left_base = alt.Chart(probs).encode(
+        x=x, y=alt.Y("value:Q", title="mean probability", scale=scale), color=color
+    )
+    left = alt.layer(left_base.mark_line(), left_base.mark_point(filled=True, size=30))
+    right_base = alt.Chart(share).encode(
+        x=x,
+        y=alt.Y("value:Q", title=names[2], scale=alt.Scale(domain=[0, 1])),
+        color=color,
+    )
+    half = (
+        alt.Chart(pd.DataFrame({"h": [0.5]}))
+        .mark_rule(color="#555555", strokeDash=[4, 3])
+        .encode(y="h:Q")
+    )
+    right = alt.layer(half, right_base.mark_line(), right_base.mark_point(filled=True, size=30))
+    width = int((WIDTH - 120) / 2)
+    chart = alt.hconcat(
+        left.properties(width=width, height=180), right.properties(width=width, height=180)
+    ).resolve_scale(y="independent")
+    return _configure(chart)

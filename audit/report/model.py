@@ -36,6 +36,10 @@ class Cell(Part):
         default=None, description="Number of the table note for this cell."
     )
     emphasis: Literal["", "good", "bad", "warn"] = ""
+    sub: str = Field(
+        default="",
+        description="A small label under the text, e.g. a variant's method and base.",
+    )
 
 
 class Table(Part):
@@ -48,6 +52,19 @@ class Table(Part):
     rows: list[list[Cell]]
     key_columns: int = 1
     notes: list[str] = Field(default_factory=list)
+    listed: bool = Field(
+        default=True, description="Listed in the contents (later parts of a split table: no)."
+    )
+    long_rows: bool = Field(
+        default=False,
+        description="Rows of several lines: the table may break across PDF pages even when "
+        "it has few rows.",
+    )
+    column_subs: list[str] = Field(
+        default_factory=list,
+        description="A small label under each column heading ('' for none), e.g. a variant's "
+        "method and base; empty when no heading has one.",
+    )
 
 
 class Chart(Part):
@@ -58,6 +75,9 @@ class Chart(Part):
     caption: str
     spec: dict[str, Any]
     alt: str
+    listed: bool = Field(
+        default=True, description="Listed in the contents (later parts of a split chart: no)."
+    )
 
 
 class Caveat(Part):
@@ -152,6 +172,22 @@ class SummaryBlock(Part):
     emphasis: Literal["", "good", "bad", "warn"] = ""
 
 
+class Section(Part):
+    """A section of its own, after the datasets: the variants, or one meta-evaluation.
+    `blocks` are statements said plainly before the tables (e.g. whether a bias control
+    worked)."""
+
+    id: str
+    title: str
+    intro: str = ""
+    blocks: list[SummaryBlock] = Field(default_factory=list)
+    lead_charts: list[Chart] = Field(
+        default_factory=list, description="Charts shown before the tables (the control check)."
+    )
+    tables: list[Table] = Field(default_factory=list)
+    charts: list[Chart] = Field(default_factory=list, description="Charts after the tables.")
+
+
 class Summary(Part):
     """Page 1 in plain words: the verdict and what it means, what was audited, each gate
     with the checks that did not pass, the headline numbers in counts, how to read an
@@ -165,6 +201,10 @@ class Summary(Part):
     findings: list[SummaryBlock] = Field(default_factory=list)
     reading: str = ""
     caveats: str = ""
+    variants: list[SummaryBlock] = Field(
+        default_factory=list,
+        description="One sentence per variant study (debiased variants, meta-evaluations).",
+    )
 
 
 class SignOff(Part):
@@ -182,6 +222,11 @@ class ReportModel(Part):
     summary: Summary
     gates: GateSection
     datasets: list[DatasetSection]
+    variant_sections: list[Section] = Field(
+        default_factory=list,
+        description="Variants (training, corpora, against their base), then one section per "
+        "meta-evaluation; empty for an audit without variants.",
+    )
     studies: list[Study]
     caveats: list[Caveat]
     cards: list[CardView]

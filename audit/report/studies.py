@@ -14,6 +14,7 @@ from audit.report import cells
 from audit.report.cards import MeasureCards
 from audit.report.charts import heatmap, line_chart
 from audit.report.formatting import fmt_num, fmt_p, fmt_pct, group_name, plural
+from audit.report.index import VariantLookup
 from audit.report.model import Caveat, Chart, Study, Table
 from audit.results import AuditResult
 from audit.stats.records import ComparisonRecord, CorrelationRecord, RobustnessRecord
@@ -267,14 +268,22 @@ def correlation_study(data: StudyData) -> Study:
 
 
 def comparison_study(data: StudyData) -> Study:
-    """Paired comparisons of model versions recorded by the run."""
-    if not data.comparisons:
+    """Paired comparisons of model versions recorded by the run. A variant against its own
+    base is shown with the variants (Variants against their base), not here."""
+    variants = VariantLookup(data.result)
+    records = [c for c in data.comparisons if not variants.is_base_comparison(c)]
+    if not records:
         why = (
             "the audit has a single model"
             if len(data.result.models) < 2
             else "results.json holds no paired comparison records (the models are still "
             "shown side by side in every table)"
         )
+        if data.comparisons:
+            why = (
+                "the only paired comparisons are of variants against their base; they are "
+                "under Variants against their base"
+            )
         return Study(
             id="comparison",
             title="Paired comparison of models",
@@ -285,7 +294,7 @@ def comparison_study(data: StudyData) -> Study:
         id="comparison",
         title="Paired comparison of models",
         ran=True,
-        tables=[comparison_table(data.comparisons, data.cards, table_id="comparison-table")],
+        tables=[comparison_table(records, data.cards, table_id="comparison-table")],
     )
 
 

@@ -30,6 +30,7 @@ from audit.report.formatting import (
 )
 from audit.report.index import MeasurementIndex, Unit
 from audit.report.model import Caveat, Summary, SummaryBlock
+from audit.report.variants import summary_blocks
 from audit.results import DatasetRecord, GateVerdict, Measurement
 
 #: More failing or inconclusive checks of one gate than this are cut short on page 1.
@@ -366,15 +367,25 @@ def headline_block(index: MeasurementIndex, dataset: str) -> SummaryBlock | None
     in_counts = False
     for unit in index.units(dataset):
         m = index.get(unit, dataset, measure, "all")
-        if m is None:
+        variant = index.variants.get(unit.model)
+        # Bias-controlled ratio models are instruments of the meta-evaluation: page 1
+        # sums them up in one sentence of their own.
+        if m is None or (variant is not None and variant.ratio is not None):
             continue
-        who = f"{unit.model}, scored by {index.cards.scorer_name(unit.scorer)}"
+        name = unit.model
+        if variant is not None:
+            name += f" ({index.variants.describe(unit.model)})"
+        who = f"{name}, scored by {index.cards.scorer_name(unit.scorer)}"
         if m.value is None or m.status != "ok":
             lines.append(f"{who}: no value ({plain(m.note) or 'undefined'}).")
             continue
         value = fmt_estimate(m.value, m.ci_low, m.ci_high, digits, m.n)
-        meaning = _pair_counts(m, digits, index.result.alpha) or _statement_pairs(
-            index, unit, dataset, measure, m
+        # A variant's value is read beside its base's: the counts are not repeated.
+        meaning = (
+            None
+            if variant is not None
+            else _pair_counts(m, digits, index.result.alpha)
+            or _statement_pairs(index, unit, dataset, measure, m)
         )
         in_counts = in_counts or bool(meaning)
         lines.append(f"{who}: {index.cards.name(measure)} {value}. {meaning or ''}".rstrip())
@@ -445,7 +456,8 @@ def _join(names: list[str]) -> str:
 def scope_sentence(index: MeasurementIndex) -> str:
     """What was audited: models, datasets with their sizes, scorers."""
     result = index.result
-    models = [m.id for m in result.models]
+    models = [m.id for m in result.models if not index.variants.is_variant(m.id)]
+    n_variants = len(result.models) - len(models)
     datasets = []
     for d in result.datasets:
         kind = "sentence pair" if d.shape == "pairs" else "labelled statement"
@@ -458,6 +470,9 @@ def scope_sentence(index: MeasurementIndex) -> str:
         if len(models) == 1
         else f"{len(models)} models ({_join(models)})"
     )
+    if n_variants:
+        of = "it" if len(models) == 1 else "them"
+        model_text = model_text.rstrip(",") + f" and {plural(n_variants, 'variant')} of {of}"
     text = f"This audit measured {model_text} on {plural(len(datasets), 'dataset')}"
     text += (": " + "; ".join(datasets)) if datasets else ""
     if scorers:
@@ -500,4 +515,5 @@ def build_summary(
         findings=findings,
         reading=interval_sentence(index),
         caveats=caveat_sentence(caveats),
+        variants=summary_blocks(index),
     )

@@ -9,9 +9,13 @@ from audit.ids import PluginId
 from audit.report import cells
 from audit.report.cards import MeasureCards
 from audit.report.formatting import fmt_num, group_name
-from audit.report.index import MeasurementIndex, Unit
+from audit.report.index import MeasurementIndex, Unit, unique
 from audit.report.model import Table
 from audit.results import DatasetRecord
+
+#: Most models side by side in a per-group table (each with a p-value column: fewer).
+MAX_SIDE_BY_SIDE = 7
+MAX_SIDE_BY_SIDE_WITH_P = 5
 
 
 def _slug(*parts: str) -> str:
@@ -37,7 +41,7 @@ def overview_table(index: MeasurementIndex, dataset: str) -> Table | None:
         found = [index.get(unit, dataset, m, "all") for m in measures]
         n = max((m.n for m in found if m is not None), default=None)
         row = [
-            cells.text(unit.model),
+            model_cell(index, unit.model),
             cells.text(index.cards.scorer_name(unit.scorer)),
             cells.count(n),
         ]
@@ -47,24 +51,71 @@ def overview_table(index: MeasurementIndex, dataset: str) -> Table | None:
     return maker.table()
 
 
-def group_table(
+def model_cell(index: MeasurementIndex, model: str) -> cells.Cell:
+    """A model's name; a variant's with its method and base under it."""
+    return cells.text(model, sub=index.variants.describe(model))
+
+
+def part_words(units: list[Unit], number: int, total: int) -> str:
+    """' (part 2 of 4: a, b to d)' for one of several parts of a side-by-side table, ''
+    for the only part. Only the first part is listed in the contents."""
+    if total <= 1:
+        return ""
+    models = unique(u.model for u in units)
+    shown = ", ".join(models) if len(models) <= 3 else f"{models[0]}, {models[1]} to {models[-1]}"
+    return f" (part {number} of {total}: {shown})"
+
+
+def group_tables(
     index: MeasurementIndex, dataset: str, measure: PluginId, record: DatasetRecord | None
+) -> list[Table]:
+    """The per-group tables of a measure: one, or one per part when more models are
+    measured than fit side by side (a base model heads each part of its variants)."""
+    show_p = _shows_p(index, dataset, measure)
+    size = MAX_SIDE_BY_SIDE_WITH_P if show_p else MAX_SIDE_BY_SIDE
+    parts = index.unit_parts(dataset, size)
+    return [
+        t
+        for i, units in enumerate(parts, 1)
+        if (t := group_table(index, dataset, measure, record, units=units, part=(i, len(parts))))
+        is not None
+    ]
+
+
+def _shows_p(index: MeasurementIndex, dataset: str, measure: PluginId) -> bool:
+    return any(m.p_value is not None for m in index.of_dataset(dataset) if m.measure == measure)
+
+
+def group_table(
+    index: MeasurementIndex,
+    dataset: str,
+    measure: PluginId,
+    record: DatasetRecord | None,
+    *,
+    units: list[Unit] | None = None,
+    part: tuple[int, int] = (1, 1),
 ) -> Table | None:
-    """One measure per bias type or target group (rows), models side by side (columns)."""
+    """One measure per bias type or target group (rows), models side by side (columns):
+    every model of the dataset, or `units` as part `part` (number, total) of several."""
     groups = index.groups(dataset, measure)
-    units = index.units(dataset)
+    units = index.units(dataset) if units is None else units
     if not groups or not units:
         return None
     kind = "target group" if record is not None and record.shape == "labelled" else "bias type"
-    show_p = any(m.p_value is not None for m in index.of_dataset(dataset) if m.measure == measure)
+    show_p = _shows_p(index, dataset, measure)
     columns = [kind.capitalize(), "Items"]
+    subs = ["", ""]
     for unit in units:
         columns.append(unit.label)
+        subs.append(index.variants.describe(unit.model))
         if show_p:
             columns.append("p")
+            subs.append("")
+    number, total = part
     maker = cells.TableMaker(
-        id=_slug(dataset, measure.label, "groups"),
-        title=f"{dataset}: {index.cards.title(measure)} per {kind}",
+        id=_slug(dataset, measure.label, "groups") + (f"-part{number}" if number > 1 else ""),
+        title=f"{dataset}: {index.cards.title(measure)} per {kind}"
+        + part_words(units, number, total),
         caption=f"{_ideal_text(index.cards, measure)} Value with its confidence interval per model"
         + ("; p: the measure's test (see its card)." if show_p else "."),
         columns=columns,
@@ -79,7 +130,10 @@ def group_table(
             if show_p:
                 row.append(cells.pvalue(None if m is None else m.p_value))
         maker.add(row)
-    return maker.table()
+    table = maker.table().model_copy(update={"listed": number == 1})
+    if any(subs):
+        table = table.model_copy(update={"column_subs": subs})
+    return table
 
 
 def diagnostic_tables(index: MeasurementIndex, dataset: str) -> list[Table]:
@@ -121,7 +175,7 @@ def diagnostic_table(index: MeasurementIndex, dataset: str, card: PluginCard) ->
         key_columns=2,
     )
     for unit, m in found:
-        row = [cells.text(unit.model), cells.text(index.cards.scorer_name(unit.scorer))]
+        row = [model_cell(index, unit.model), cells.text(index.cards.scorer_name(unit.scorer))]
         if test:
             row.append(cells.count(m.n))
         row += [_detail_cell(k, m.details.get(k)) for k in keys]
