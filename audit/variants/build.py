@@ -122,6 +122,27 @@ def _train_one(
 
 
 def _save(loaded: LoadedModel, folder: Path) -> None:
-    """The trained model as a Hugging Face folder (safetensors, float32) with its tokenizer."""
-    loaded.model.save_pretrained(folder)
+    """The trained model as a Hugging Face folder (safetensors, float32) with its tokenizer.
+
+    A model read from a GGUF file carries transformers' GGUF "quantizer" although its
+    weights were de-quantized to float32 on loading (and then trained): it is saved as the
+    plain float32 model it is, without the GGUF marker in its config."""
+    model = loaded.model
+    quantizer = getattr(model, "hf_quantizer", None)
+    method = str(getattr(getattr(quantizer, "quantization_config", None), "quant_method", ""))
+    if quantizer is None or "gguf" not in method.lower():
+        model.save_pretrained(folder)
+    else:
+        config = model.config
+        had_config = hasattr(config, "quantization_config")
+        quantization_config = getattr(config, "quantization_config", None)
+        model.hf_quantizer = None
+        if had_config:
+            del config.quantization_config
+        try:
+            model.save_pretrained(folder)
+        finally:
+            model.hf_quantizer = quantizer
+            if had_config:
+                config.quantization_config = quantization_config
     loaded.tokenizer.save_pretrained(folder)
