@@ -346,7 +346,10 @@ def run_audit(
         audit=audit_info(loaded),
         spec=loaded.raw,
         plugins=used_plugin_cards(prepared),
-        models=[_model_record(m, settings.cache_dir) for m in prepared.models.values()],
+        models=[
+            _model_record(m, settings.cache_dir, _variant_source(prepared, model_id))
+            for model_id, m in prepared.models.items()
+        ],
         datasets=[_dataset_record(prepared.datasets[d.name]) for d in spec.datasets],
         units=units,
         skipped_units=prepared.plan.skipped,
@@ -602,12 +605,20 @@ def _quiet_gguf_conversion(is_gguf: bool) -> Iterator[None]:
         module.tqdm = bar
 
 
-def _model_record(model: PreparedModel, cache_dir: Path) -> ModelRecord:
+def _variant_source(prepared: Prepared, model_id: str) -> str | None:
+    """How results name a trained variant's source: its cache key, not the cache path."""
+    if prepared.variants is None:
+        return None
+    job = next((j for j in prepared.variants.jobs if j.model_id == model_id), None)
+    return None if job is None else f"variant:{job.key[:16]} ({job.method.label} of {job.base})"
+
+
+def _model_record(model: PreparedModel, cache_dir: Path, source: str | None = None) -> ModelRecord:
     facts_path = _facts_path(cache_dir, model.fingerprint)
     facts = json.loads(facts_path.read_text()) if facts_path.exists() else {}
     return ModelRecord(
         id=model.spec.id,
-        source=model.resolved.source,
+        source=source or model.resolved.source,
         model_type=model.model_type,  # type: ignore[arg-type]
         fingerprint=model.fingerprint,
         n_parameters=facts.get("n_parameters"),

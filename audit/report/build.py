@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from audit.gates import gate_exit_code
 from audit.report import cells
 from audit.report.caveats import build_caveats
-from audit.report.charts import distribution_chart, group_charts
+from audit.report.charts import distribution_charts, group_charts
 from audit.report.formatting import fmt_band, fmt_date, fmt_num, fmt_precision, group_name
 from audit.report.index import MeasurementIndex
 from audit.report.model import (
@@ -52,6 +52,8 @@ def build_cover(result: AuditResult, index: MeasurementIndex | None = None) -> C
         id="models",
         title="Models",
         columns=["Model", "Type", "Source", "Parameters", "Fingerprint"],
+        caption="Fingerprint: the first 16 hex digits of the sha256 over the model's files "
+        "(all 64 are in results.json).",
     )
     for m in result.models:
         models.add(
@@ -60,7 +62,7 @@ def build_cover(result: AuditResult, index: MeasurementIndex | None = None) -> C
                 cells.text(f"{m.model_type} LM, {fmt_precision(m.precision, m.device)}"),
                 cells.text(m.source),
                 cells.count(m.n_parameters),
-                cells.code(m.fingerprint),
+                cells.code(m.fingerprint[:16]),
             ]
         )
     datasets = cells.TableMaker(
@@ -228,8 +230,8 @@ def build_dataset(
     for measure in index.measures(name):
         tables += group_tables(index, name, measure, record)
     tables += diagnostic_tables(index, name)
-    if scores is not None and (c := distribution_chart(scores, index, name)) is not None:
-        charts.append(c)
+    if scores is not None:
+        charts += distribution_charts(scores, index, name)
     for measure in index.measures(name):
         if index.cards.has_role(measure, "group_chart"):
             charts += group_charts(index, name, measure)

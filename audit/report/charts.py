@@ -64,14 +64,38 @@ def _gaussian_rows(values: np.ndarray, side: str, unit: str) -> tuple[list[dict]
     return bars, curve
 
 
-def distribution_chart(scores: pd.DataFrame, index: MeasurementIndex, dataset: str) -> Chart | None:
-    """Score distributions of S_st and S_at with their fitted Gaussians (Liu 2024, Fig. 2)."""
+#: Most score distributions (model x scorer) in one faceted chart: two rows of three.
+MAX_DISTRIBUTION_PANELS = 6
+
+
+def distribution_charts(scores: pd.DataFrame, index: MeasurementIndex, dataset: str) -> list[Chart]:
+    """The score distributions of a dataset: one chart, or one per part of the units (as
+    the per-group tables are split), so many models and variants stay readable."""
+    parts = index.unit_parts(dataset, MAX_DISTRIBUTION_PANELS)
+    return [
+        c
+        for i, units in enumerate(parts, 1)
+        if (c := distribution_chart(scores, index, dataset, units=units, part=(i, len(parts))))
+        is not None
+    ]
+
+
+def distribution_chart(
+    scores: pd.DataFrame,
+    index: MeasurementIndex,
+    dataset: str,
+    *,
+    units: list[Unit] | None = None,
+    part: tuple[int, int] = (1, 1),
+) -> Chart | None:
+    """Score distributions of S_st and S_at with their fitted Gaussians (Liu 2024, Fig. 2)
+    for `units` (default all) as part `part` (number, total) of several."""
     rows = scores[(scores["dataset"] == dataset) & scores["side"].isin(["st", "at"])]
     if rows.empty:
         return None
     bars: list[dict] = []
     curves: list[dict] = []
-    units = index.units(dataset)
+    units = index.units(dataset) if units is None else units
     order = []
     for unit in units:
         unit_rows = score_rows(rows, model=unit.model, dataset=dataset, scorer=unit.scorer)
@@ -127,14 +151,17 @@ def distribution_chart(scores: pd.DataFrame, index: MeasurementIndex, dataset: s
         else "a maximum-likelihood Gaussian drawn over each for reference"
     )
     legend = index.variants.legend(u.model for u in units)
+    number, total = part
     return Chart(
-        id=slug(dataset, "distributions"),
-        title=f"{dataset}: score distributions and fitted Gaussians",
+        id=slug(dataset, "distributions") + (f"-part{number}" if number > 1 else ""),
+        title=f"{dataset}: score distributions and fitted Gaussians"
+        + part_words(units, number, total),
         caption="Histograms (density) of the per-item scores of the stereotypical and "
         f"anti-stereotypical sentences, with {fitted} (Liu 2024, Fig. 2). Overlapping, "
         "equally wide curves mean little bias." + (f" {legend}" if legend else ""),
         spec=_configure(chart),
         alt=f"Score distributions on {dataset} for " + ", ".join(order),
+        listed=number == 1,
     )
 
 
@@ -204,7 +231,7 @@ def group_chart(
     drawn (default all) as part `part` (number, total) of several."""
     rows = []
     units = index.units(dataset) if units is None else units
-    groups = index.groups(dataset, measure)
+    groups = index.breakdown_groups(dataset, measure)
     order_rows = ["all", *groups]
     for unit in units:
         for group in order_rows:

@@ -119,6 +119,17 @@ class MeasurementIndex:
             m.group for m in self.of_dataset(dataset) if m.measure == measure and m.group != "all"
         )
 
+    def breakdown_groups(self, dataset: str, measure: PluginId) -> list[str]:
+        """The groups worth a per-group table or chart: none when there is one group and
+        it holds every item (its values are then the whole dataset's, shown already)."""
+        groups = self.groups(dataset, measure)
+        if len(groups) != 1:
+            return groups
+        rows = [m for m in self.of_dataset(dataset) if m.measure == measure]
+        n_all = {(m.model, m.scorer): m.n for m in rows if m.group == "all"}
+        same = all(n_all.get((m.model, m.scorer)) == m.n for m in rows if m.group == groups[0])
+        return [] if same and n_all else groups
+
     def _model_rank(self, model: str) -> int:
         return self.model_order.index(model) if model in self.model_order else len(self.model_order)
 

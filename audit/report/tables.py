@@ -97,7 +97,7 @@ def group_table(
 ) -> Table | None:
     """One measure per bias type or target group (rows), models side by side (columns):
     every model of the dataset, or `units` as part `part` (number, total) of several."""
-    groups = index.groups(dataset, measure)
+    groups = index.breakdown_groups(dataset, measure)
     units = index.units(dataset) if units is None else units
     if not groups or not units:
         return None
