@@ -136,13 +136,13 @@ def _save(loaded: LoadedModel, folder: Path) -> None:
         config = model.config
         had_config = hasattr(config, "quantization_config")
         quantization_config = getattr(config, "quantization_config", None)
-        model.hf_quantizer = None
+        setattr(model, "hf_quantizer", None)  # noqa: B010  (typed as a module attribute)
         if had_config:
             del config.quantization_config
         try:
             model.save_pretrained(folder)
         finally:
-            model.hf_quantizer = quantizer
+            setattr(model, "hf_quantizer", quantizer)  # noqa: B010
             if had_config:
                 config.quantization_config = quantization_config
     loaded.tokenizer.save_pretrained(folder)
