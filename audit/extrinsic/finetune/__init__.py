@@ -1,0 +1,33 @@
+"""Fine-tuning for the extrinsic tasks (METHODS.md section 6; docs/extrinsic.md,
+"Fine-tuning"): a regression head (STS-B) or a classification head (NLI, BiasBios) on a
+copy of an audited model's encoder, fine-tuned seeded and resumable, with a callback every
+K steps for the bias-over-fine-tuning curve, cached like a variant.
+
+This package's `__init__` imports no torch (`audit validate` reads the settings). The
+parts that need torch are in their modules:
+
+| module | what |
+|---|---|
+| `settings.py` | `FineTuneSettings` |
+| `records.py` | `FineTuneSummary`, `DevEvaluation` |
+| `examples.py` | `LabelledText`, `ScoredPair`, converters, data hashes |
+| `inputs.py` | texts and pairs to token ids, per model type |
+| `heads.py` | `TaskHead`, `TaskModel`, pooling, `build_task_model` |
+| `loop.py` | the fine-tuning loop: schedule, checkpoints, resume, callback |
+| `regression.py` | `finetune_regression`, `predict_similarity`, `evaluate_sts` |
+| `classification.py` | `finetune_classifier`, `predict_proba`, `evaluate_classifier` |
+| `predict.py` | batched predictions |
+| `store.py` | the cache: `cached_regression`, `cached_classifier`, `load_finetuned` |
+"""
+
+from audit.extrinsic.finetune.examples import LabelledText, ScoredPair
+from audit.extrinsic.finetune.records import DevEvaluation, FineTuneSummary
+from audit.extrinsic.finetune.settings import FineTuneSettings
+
+__all__ = [
+    "DevEvaluation",
+    "FineTuneSettings",
+    "FineTuneSummary",
+    "LabelledText",
+    "ScoredPair",
+]

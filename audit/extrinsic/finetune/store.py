@@ -1,0 +1,476 @@
+"""Fine-tuned task models cached like variants: `<cache>/extrinsic/<key>/` holds
+
+- `model.safetensors`: the final encoder and head weights (`encoder.*`, `head.*`), float32;
+- `finetune.json`: what was fine-tuned and how (the summary); its presence marks it done;
+- `curve/step-<step>/<name>.npy`: what the checkpoint callback returned at each curve
+  step (K, 2K, ... and the last), e.g. the STS-bias pair predictions;
+- `work/` while fine-tuning: the checkpoints (a killed fine-tuning resumes there).
+
+The key is a sha256 over the model's fingerprint, the task's name and options, the
+fine-tuning settings (seed and pooling filled in; `checkpoint_every` included, since K
+decides which curve points exist, although resuming is exact whatever K is) and the hash
+of the training and dev data (and a classifier's label order). The same spec never
+fine-tunes twice. `regression_key` / `classifier_key` give the key without loading the
+model, so a plan can tell what is cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from audit.extrinsic.finetune.examples import (
+    LabelledText,
+    ScoredPair,
+    classification_data_sha256,
+    regression_data_sha256,
+)
+from audit.extrinsic.finetune.records import FineTuneSummary
+from audit.extrinsic.finetune.settings import FineTuneSettings
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
+
+    from audit.extrinsic.finetune.heads import TaskModel
+    from audit.extrinsic.finetune.loop import FineTuned, Progress
+    from audit.models.loaded import LoadedModel
+
+#: Bump when the fine-tuning's arithmetic changes, so old artefacts are not reused.
+FINETUNE_FORMAT = 1
+EXTRINSIC_FOLDER = "extrinsic"
+DONE_FILE = "finetune.json"
+WEIGHTS_FILE = "model.safetensors"
+CURVE_FOLDER = "curve"
+
+#: The caller's checkpoint callback: (step, model in eval mode) -> arrays to keep as that
+#: step's curve point (None: nothing to keep).
+CurveCallback = Callable[[int, "TaskModel"], "Mapping[str, np.ndarray] | None"]
+
+
+def finetune_key(
+    *,
+    model_fingerprint: str,
+    task: str,
+    task_options: Mapping[str, Any],
+    settings: FineTuneSettings,
+    data_sha256: str,
+) -> str:
+    """The cache key of one fine-tuning (see the module docstring). `settings` must be
+    resolved (seed and pooling filled in)."""
+    if settings.seed is None or settings.pooling is None:
+        raise ValueError("settings must be resolved (FineTuneSettings.resolved)")
+    payload = {
+        "format": FINETUNE_FORMAT,
+        "model": model_fingerprint,
+        "task": task,
+        "options": dict(task_options),
+        "settings": settings.model_dump(mode="json"),
+        "data": data_sha256,
+    }
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def regression_key(
+    *,
+    model_fingerprint: str,
+    model_type: Literal["masked", "causal"],
+    task: str,
+    task_options: Mapping[str, Any],
+    settings: FineTuneSettings,
+    train_rows: Sequence[ScoredPair],
+    dev_rows: Sequence[ScoredPair],
+) -> str:
+    """The key `cached_regression` uses, computed without loading the model (to tell at
+    planning time whether the fine-tuning is cached). `settings.seed` must be filled in."""
+    if settings.seed is None:
+        raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
+    return finetune_key(
+        model_fingerprint=model_fingerprint,
+        task=task,
+        task_options=task_options,
+        settings=settings.resolved(model_type, settings.seed),
+        data_sha256=regression_data_sha256(train_rows, dev_rows),
+    )
+
+
+def classifier_key(
+    *,
+    model_fingerprint: str,
+    model_type: Literal["masked", "causal"],
+    task: str,
+    task_options: Mapping[str, Any],
+    settings: FineTuneSettings,
+    train_rows: Sequence[LabelledText],
+    dev_rows: Sequence[LabelledText],
+    labels: Sequence[str] | None = None,
+) -> str:
+    """The key `cached_classifier` uses (see `regression_key`)."""
+    from audit.extrinsic.finetune.classification import class_labels
+
+    if settings.seed is None:
+        raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
+    classes = class_labels(train_rows, labels)
+    return finetune_key(
+        model_fingerprint=model_fingerprint,
+        task=task,
+        task_options=task_options,
+        settings=settings.resolved(model_type, settings.seed),
+        data_sha256=classification_data_sha256(train_rows, dev_rows, classes),
+    )
+
+
+def _point_name(step: int) -> str:
+    return f"step-{step:07d}"
+
+
+def _check_array_name(name: str) -> None:
+    if not name or not all(c.isalnum() or c in "_-." for c in name) or name.startswith("."):
+        raise ValueError(f"curve array name {name!r}: use letters, digits, '_', '-' or '.'")
+
+
+@dataclass(frozen=True)
+class StoredFineTune:
+    """A finished fine-tuning read back from the cache. `model` is the fine-tuned model
+    when this run trained it (None when it was cached: `load_finetuned` rebuilds it)."""
+
+    key: str
+    root: Path
+    summary: FineTuneSummary
+    description: dict[str, Any]
+    cached: bool
+    model: TaskModel | None = None
+
+    @property
+    def weights_file(self) -> Path:
+        return self.root / WEIGHTS_FILE
+
+    @property
+    def steps(self) -> list[int]:
+        """The curve steps (K, 2K, ... and the last)."""
+        return list(self.summary.checkpoint_steps)
+
+    def point(self, step: int) -> dict[str, np.ndarray]:
+        """The arrays the callback returned at `step` (empty when it returned none)."""
+        return FineTuneStore(self.root).read_point(step)
+
+
+@dataclass(frozen=True)
+class FineTuneStore:
+    """The cache folder of one fine-tuning key."""
+
+    root: Path
+
+    @classmethod
+    def of(cls, cache_dir: Path, key: str) -> FineTuneStore:
+        return cls(Path(cache_dir) / EXTRINSIC_FOLDER / key)
+
+    @property
+    def key(self) -> str:
+        return self.root.name
+
+    @property
+    def weights_file(self) -> Path:
+        return self.root / WEIGHTS_FILE
+
+    @property
+    def done_file(self) -> Path:
+        return self.root / DONE_FILE
+
+    @property
+    def curve_dir(self) -> Path:
+        return self.root / CURVE_FOLDER
+
+    @property
+    def work_dir(self) -> Path:
+        return self.root / "work"
+
+    def is_done(self) -> bool:
+        return self.done_file.is_file() and self.weights_file.is_file()
+
+    def has_checkpoint(self) -> bool:
+        return (self.work_dir / "checkpoint").is_dir()
+
+    # -- curve points -------------------------------------------------------------------
+
+    def write_point(self, step: int, arrays: Mapping[str, np.ndarray]) -> Path:
+        """Keep `arrays` as the curve point of `step` (replacing an earlier one atomically:
+        a fine-tuning resumed before this step's checkpoint writes it again)."""
+        import numpy as np
+
+        for name in arrays:
+            _check_array_name(name)
+        final = self.curve_dir / _point_name(step)
+        tmp = self.curve_dir / f"{_point_name(step)}.tmp-{os.getpid()}"
+        old = self.curve_dir / f"{_point_name(step)}.old"
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        for name, array in arrays.items():
+            np.save(tmp / f"{name}.npy", np.asarray(array), allow_pickle=False)
+        if final.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            final.rename(old)
+        tmp.rename(final)
+        shutil.rmtree(old, ignore_errors=True)
+        return final
+
+    def read_point(self, step: int) -> dict[str, np.ndarray]:
+        import numpy as np
+
+        folder = self.curve_dir / _point_name(step)
+        if not folder.is_dir():
+            raise FileNotFoundError(f"no curve point for step {step} in {self.curve_dir}")
+        return {
+            path.stem: np.load(path, allow_pickle=False) for path in sorted(folder.glob("*.npy"))
+        }
+
+    # -- the finished artefact -------------------------------------------------------------
+
+    def read(self, *, cached: bool = True) -> StoredFineTune:
+        data = json.loads(self.done_file.read_text(encoding="utf-8"))
+        return StoredFineTune(
+            key=self.key,
+            root=self.root,
+            summary=FineTuneSummary.model_validate(data["summary"]),
+            description={k: v for k, v in data.items() if k != "summary"},
+            cached=cached,
+        )
+
+    def commit(
+        self, model: TaskModel, *, description: Mapping[str, Any], summary: FineTuneSummary
+    ) -> StoredFineTune:
+        """Save the weights, then write finetune.json (the done marker) atomically, then
+        drop the checkpoints."""
+        from safetensors.torch import save_file
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        tensors = {
+            name: value.detach().to("cpu", copy=True).contiguous()
+            for name, value in model.state_dict().items()
+        }
+        tmp_weights = self.weights_file.with_suffix(f".tmp-{os.getpid()}")
+        save_file(tensors, str(tmp_weights), metadata={"format": "pt"})
+        os.replace(tmp_weights, self.weights_file)
+        record = {**description, "summary": summary.model_dump(mode="json")}
+        tmp = self.done_file.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(record, indent=2), encoding="utf-8")
+        os.replace(tmp, self.done_file)
+        shutil.rmtree(self.work_dir, ignore_errors=True)
+        return StoredFineTune(
+            key=self.key,
+            root=self.root,
+            summary=summary,
+            description=dict(description),
+            cached=False,
+            model=model,
+        )
+
+
+def _ensure(
+    store: FineTuneStore,
+    description: dict[str, Any],
+    train: Callable[[Path, Callable[[int, TaskModel], None] | None], FineTuned],
+    on_checkpoint: CurveCallback | None,
+) -> StoredFineTune:
+    if store.is_done():
+        return store.read(cached=True)
+    callback: Callable[[int, TaskModel], None] | None = None
+    if on_checkpoint is not None:
+
+        def keep(step: int, model: TaskModel) -> None:
+            arrays = on_checkpoint(step, model)
+            store.write_point(step, arrays if arrays is not None else {})
+
+        callback = keep
+    store.root.mkdir(parents=True, exist_ok=True)
+    done = train(store.work_dir, callback)
+    return store.commit(done.model, description=description, summary=done.summary)
+
+
+def _description(
+    loaded: LoadedModel,
+    *,
+    key: str,
+    kind: str,
+    task: str,
+    task_options: Mapping[str, Any],
+    settings: FineTuneSettings,
+    data_sha256: str,
+) -> dict[str, Any]:
+    return {
+        "format": FINETUNE_FORMAT,
+        "key": key,
+        "kind": kind,
+        "task": task,
+        "task_options": dict(task_options),
+        "model_id": loaded.model_id,
+        "model_fingerprint": loaded.fingerprint,
+        "settings": settings.model_dump(mode="json"),
+        "data_sha256": data_sha256,
+    }
+
+
+def cached_regression(
+    loaded: LoadedModel,
+    train_rows: Sequence[ScoredPair],
+    dev_rows: Sequence[ScoredPair],
+    *,
+    task: str,
+    task_options: Mapping[str, Any],
+    settings: FineTuneSettings,
+    cache_dir: Path,
+    on_checkpoint: CurveCallback | None = None,
+    progress: Progress | None = None,
+    device: torch.device | None = None,
+    stop_after: int | None = None,
+) -> StoredFineTune:
+    """The fine-tuned regression head of (model, task, options, settings, data): read from
+    the cache, else fine-tuned (resuming a killed run) and stored. `on_checkpoint`'s
+    arrays are kept as each curve step's point. `settings.seed` must be filled in."""
+    from audit.extrinsic.finetune.regression import finetune_regression
+
+    if settings.seed is None:
+        raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
+    resolved = settings.resolved(loaded.model_type, settings.seed)
+    data_sha = regression_data_sha256(train_rows, dev_rows)
+    key = regression_key(
+        model_fingerprint=loaded.fingerprint,
+        model_type=loaded.model_type,
+        task=task,
+        task_options=task_options,
+        settings=resolved,
+        train_rows=train_rows,
+        dev_rows=dev_rows,
+    )
+    store = FineTuneStore.of(cache_dir, key)
+    description = _description(
+        loaded,
+        key=key,
+        kind="regression",
+        task=task,
+        task_options=task_options,
+        settings=resolved,
+        data_sha256=data_sha,
+    )
+
+    def train(work_dir: Path, callback: Callable[[int, TaskModel], None] | None) -> FineTuned:
+        return finetune_regression(
+            loaded,
+            train_rows,
+            dev_rows,
+            settings=resolved,
+            work_dir=work_dir,
+            device=device,
+            on_checkpoint=callback,
+            progress=progress,
+            stop_after=stop_after,
+        )
+
+    return _ensure(store, description, train, on_checkpoint)
+
+
+def cached_classifier(
+    loaded: LoadedModel,
+    train_rows: Sequence[LabelledText],
+    dev_rows: Sequence[LabelledText],
+    *,
+    task: str,
+    task_options: Mapping[str, Any],
+    settings: FineTuneSettings,
+    cache_dir: Path,
+    labels: Sequence[str] | None = None,
+    on_checkpoint: CurveCallback | None = None,
+    progress: Progress | None = None,
+    device: torch.device | None = None,
+    stop_after: int | None = None,
+) -> StoredFineTune:
+    """`cached_regression` for a classification head (`labels` as `finetune_classifier`)."""
+    from audit.extrinsic.finetune.classification import class_labels, finetune_classifier
+
+    if settings.seed is None:
+        raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
+    resolved = settings.resolved(loaded.model_type, settings.seed)
+    classes = class_labels(train_rows, labels)
+    data_sha = classification_data_sha256(train_rows, dev_rows, classes)
+    key = classifier_key(
+        model_fingerprint=loaded.fingerprint,
+        model_type=loaded.model_type,
+        task=task,
+        task_options=task_options,
+        settings=resolved,
+        train_rows=train_rows,
+        dev_rows=dev_rows,
+        labels=classes,
+    )
+    store = FineTuneStore.of(cache_dir, key)
+    description = _description(
+        loaded,
+        key=key,
+        kind="classification",
+        task=task,
+        task_options=task_options,
+        settings=resolved,
+        data_sha256=data_sha,
+    )
+
+    def train(work_dir: Path, callback: Callable[[int, TaskModel], None] | None) -> FineTuned:
+        return finetune_classifier(
+            loaded,
+            train_rows,
+            dev_rows,
+            settings=resolved,
+            work_dir=work_dir,
+            labels=classes,
+            device=device,
+            on_checkpoint=callback,
+            progress=progress,
+            stop_after=stop_after,
+        )
+
+    return _ensure(store, description, train, on_checkpoint)
+
+
+def load_finetuned(
+    loaded: LoadedModel,
+    stored: StoredFineTune,
+    *,
+    device: torch.device | None = None,
+) -> TaskModel:
+    """The stored fine-tuned model rebuilt on `loaded` (the model it was fine-tuned from),
+    in eval mode; a user error when `loaded` is another model."""
+    from safetensors.torch import load_file
+
+    from audit.errors import AuditUserError
+    from audit.extrinsic.finetune.heads import build_task_model
+
+    fingerprint = stored.description.get("model_fingerprint")
+    if fingerprint != loaded.fingerprint:
+        raise AuditUserError(
+            f"fine-tuned model {stored.root} was fine-tuned from a model with fingerprint "
+            f"{fingerprint}, not {loaded.model_id} ({loaded.fingerprint})"
+        )
+    summary = stored.summary
+    settings = FineTuneSettings.model_validate(summary.settings)
+    assert settings.seed is not None
+    kind: Literal["regression", "classification"] = summary.kind
+    model = build_task_model(
+        loaded,
+        kind=kind,
+        n_outputs=len(summary.labels) if kind == "classification" else 1,
+        pooling=summary.pooling,
+        max_length=settings.max_length,
+        head_dropout=settings.head_dropout,
+        seed=settings.seed,
+        device=device if device is not None else loaded.device,
+        labels=tuple(summary.labels),
+    )
+    state = load_file(str(stored.weights_file), device=str(model.device))
+    model.load_state_dict(state, strict=True)
+    return model.eval()

@@ -1,0 +1,180 @@
+"""Result records of the extrinsic measures (METHODS.md section 6): STS-bias, the BiasBios
+TPR gap and NLI-bias. Plain pydantic, JSON-safe (None where a number does not exist),
+ready to be embedded in results.json; readers need no torch and no registry.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PctFemaleCorrelation(_Record):
+    """Correlation, across occupations, of a per-occupation bias value with the share of
+    women in the occupation."""
+
+    x: str = Field(description="What was correlated, e.g. 'mean signed gap (male - female)'.")
+    source: str = Field(description="Where the share of women comes from.")
+    n: int = Field(description="Occupations with both a value and a share of women.")
+    pearson_r: float | None = None
+    pearson_p: float | None = None
+    spearman_rho: float | None = None
+    spearman_p: float | None = None
+    note: str = ""
+
+
+# --- STS-bias ----------------------------------------------------------------------------
+
+
+class StsBiasOccupation(_Record):
+    """One occupation's similarity gaps over every template."""
+
+    occupation: str
+    pct_female: float | None = Field(default=None, description="Share of women (%), where known.")
+    n_pairs: int = Field(description="Templates this occupation was paired with.")
+    mean_abs_gap: float = Field(description="Mean |sim(man, occ) - sim(woman, occ)|.")
+    mean_signed_gap: float = Field(
+        description="Mean sim(man, occ) - sim(woman, occ); > 0 = closer to the man sentence."
+    )
+
+
+class StsBiasResult(_Record):
+    """STS-bias (Webster et al. 2020): mean absolute difference of the predicted similarity
+    of ("A man ...", "A/An <occupation> ...") and ("A woman ...", "A/An <occupation> ...")."""
+
+    value: float = Field(description="Mean |sim_m - sim_f| over every pair; ideal 0.")
+    ci_low: float | None = None
+    ci_high: float | None = None
+    note: str = Field(default="", description="Why the interval is withheld, when it is.")
+    mean_signed_gap: float = Field(description="Mean sim_m - sim_f over every pair.")
+    mean_sim_male: float
+    mean_sim_female: float
+    n_templates: int
+    n_occupations: int
+    n_pairs: int = Field(description="Template x occupation pairs (each a male and a female one).")
+    resampled: Literal["templates"] = Field(
+        default="templates", description="The bootstrap's unit: whole templates (all occupations)."
+    )
+    alpha: float
+    n_bootstrap: int
+    seed: int
+    occupations: list[StsBiasOccupation] = Field(description="In the occupation list's order.")
+    correlation: PctFemaleCorrelation | None = Field(
+        default=None,
+        description="Per-occupation signed gap vs share of women; None without shares.",
+    )
+
+
+# --- BiasBios --------------------------------------------------------------------------
+
+
+class TprGapOccupation(_Record):
+    """One occupation (true title) of the BiasBios test bios."""
+
+    occupation: str
+    n_female: int
+    n_male: int
+    tpr_female: float | None = Field(default=None, description="None without a female bio.")
+    tpr_male: float | None = Field(default=None, description="None without a male bio.")
+    gap: float | None = Field(
+        default=None, description="TPR_female - TPR_male; None when undefined."
+    )
+    gap_ci_low: float | None = None
+    gap_ci_high: float | None = None
+    pct_female: float = Field(description="Share of women (%) among its bios in the data.")
+    note: str = ""
+
+
+class TprGapResult(_Record):
+    """BiasBios TPR gap (De-Arteaga et al. 2019) of an occupation classifier's predictions."""
+
+    aggregate: Literal["mean_abs", "rms", "mean"] = Field(
+        description="Which summary over occupations `value` is."
+    )
+    value: float | None = Field(description="The chosen summary; None with no defined gap.")
+    ci_low: float | None = None
+    ci_high: float | None = None
+    note: str = ""
+    mean_abs_gap: float | None = None
+    mean_abs_ci_low: float | None = None
+    mean_abs_ci_high: float | None = None
+    rms_gap: float | None = Field(
+        default=None, description="sqrt(mean gap^2) (Romanov et al. 2019)."
+    )
+    rms_ci_low: float | None = None
+    rms_ci_high: float | None = None
+    mean_gap: float | None = Field(
+        default=None, description="Signed mean; > 0 = women recalled more."
+    )
+    mean_ci_low: float | None = None
+    mean_ci_high: float | None = None
+    accuracy: float = Field(description="Share of bios whose title was predicted.")
+    n_bios: int
+    n_occupations: int = Field(description="True titles in the data.")
+    n_defined: int = Field(description="Occupations with bios of both genders (a gap).")
+    alpha: float
+    n_bootstrap: int
+    seed: int
+    occupations: list[TprGapOccupation] = Field(description="Sorted by occupation name.")
+    correlation: PctFemaleCorrelation | None = Field(
+        default=None, description="Per-occupation gap vs the share of women among its bios."
+    )
+
+
+# --- NLI-bias ----------------------------------------------------------------------------
+
+
+class ThresholdShare(_Record):
+    tau: float
+    value: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+
+class NliBiasGroup(_Record):
+    """The NLI-bias scores of one group of pairs: all, one gender, or one gender word."""
+
+    group: str = Field(description="'all', 'female', 'male', or a gender word.")
+    kind: Literal["all", "gender", "word"]
+    n: int = Field(description="Pairs (or word pairs under `aggregate: word_pair`).")
+    net_neutral: float = Field(description="Mean P(neutral).")
+    net_neutral_ci_low: float | None = None
+    net_neutral_ci_high: float | None = None
+    fraction_neutral: float = Field(description="Share with neutral as the argmax.")
+    fraction_neutral_ci_low: float | None = None
+    fraction_neutral_ci_high: float | None = None
+    net_entailment: float = Field(description="Mean P(entailment).")
+    net_contradiction: float = Field(description="Mean P(contradiction).")
+    thresholds: list[ThresholdShare] = Field(description="Share with P(neutral) > tau.")
+    note: str = ""
+
+
+class NliBiasResult(_Record):
+    """NLI-bias (Dev et al. 2020): how often a model calls a gender-occupation pair neutral."""
+
+    value: float = Field(description="Fraction neutral over all pairs; ideal 1.")
+    ci_low: float | None = None
+    ci_high: float | None = None
+    note: str = ""
+    aggregate: Literal["instance", "word_pair"] = Field(
+        description="'instance': every pair counts once (the paper's definitions); "
+        "'word_pair': probabilities are first averaged per (occupation, gender word), as "
+        "the reference evaluation.py does."
+    )
+    labels: list[str] = Field(description="The probability columns' labels, in order.")
+    n_pairs: int
+    n_premises: int = Field(
+        description="Distinct premises: the bootstrap's unit under 'instance' (occupations "
+        "are under 'word_pair')."
+    )
+    alpha: float
+    n_bootstrap: int
+    seed: int
+    groups: list[NliBiasGroup] = Field(
+        description="'all' first, then per gender, then per gender word (sorted)."
+    )

@@ -1,0 +1,1 @@
+"""Tests of the extrinsic tasks' data and measures (audit/extrinsic)."""
