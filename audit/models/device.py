@@ -40,18 +40,27 @@ def use_all_cores() -> int:
     return cores
 
 
-def choose_autocast_dtype(dtype: str, device: torch.device) -> torch.dtype | None:
-    """The autocast dtype for scoring. 'auto': None on CPU (float32 throughout); on CUDA
-    bfloat16 when supported, else float16. 'float32': None. Explicit 'bfloat16' /
-    'float16' are used as given (CPU autocast supports both)."""
+def exact_float32(device: torch.device) -> None:
+    """Keep float32 matrix products in full float32 on CUDA (no TF32), so that scores on a
+    GPU equal the CPU's up to float32 rounding (issue 12: exact by default)."""
     import torch
 
-    if dtype == "float32":
+    if device.type != "cuda":
+        return
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+
+
+def choose_autocast_dtype(dtype: str, device: torch.device) -> torch.dtype | None:
+    """The autocast dtype for scoring. 'auto' and 'float32': None, float32 throughout on
+    every device (exact by default: a reduced precision changes verdicts, so it is only
+    used when a spec asks for it). Explicit 'bfloat16' / 'float16' are used as given (CPU
+    autocast supports both)."""
+    import torch
+
+    if dtype in ("float32", "auto"):
         return None
-    if dtype == "auto":
-        if device.type != "cuda":
-            return None
-        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
     if dtype == "bfloat16":
         if device.type == "cuda" and not torch.cuda.is_bf16_supported():
             raise ModelSourceError(

@@ -8,7 +8,12 @@ from time import perf_counter
 from typing import TYPE_CHECKING, Any
 
 from audit.errors import ModelSourceError
-from audit.models.device import choose_autocast_dtype, choose_device, use_all_cores
+from audit.models.device import (
+    choose_autocast_dtype,
+    choose_device,
+    exact_float32,
+    use_all_cores,
+)
 from audit.models.fingerprint import fingerprint
 from audit.models.kind import ModelKind, detect_model_kind
 from audit.models.loaded import LoadedModel
@@ -126,6 +131,7 @@ def load_model(
     torch_device = choose_device(device)
     if torch_device.type == "cpu":
         use_all_cores()
+    exact_float32(torch_device)
     autocast_dtype = choose_autocast_dtype(spec.dtype, torch_device)
     started = perf_counter()
     kind = model_kind(resolved, spec)

@@ -136,5 +136,7 @@ class ModelSpec(Strict):
         False, description="Allow code from the model repository to run (off by default)."
     )
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
-        "auto", description="'auto': float32 on CPU, bfloat16 autocast on CUDA when supported."
+        "auto",
+        description="'auto': float32 on every device (exact; TF32 off on CUDA). "
+        "'bfloat16' / 'float16': autocast, faster on GPUs, and it can change verdicts.",
     )

@@ -133,6 +133,9 @@ def test_remote_code_hint(tiny_models: dict[str, Path], cache_dir: Path) -> None
 def test_precision_policy() -> None:
     cpu = torch.device("cpu")
     assert choose_autocast_dtype("auto", cpu) is None
+    # exact by default on a GPU too (no CUDA needed to ask)
+    assert choose_autocast_dtype("auto", torch.device("cuda")) is None
+    assert choose_autocast_dtype("float32", torch.device("cuda")) is None
     assert choose_autocast_dtype("float32", cpu) is None
     assert choose_autocast_dtype("bfloat16", cpu) == torch.bfloat16
     assert choose_autocast_dtype("float16", cpu) == torch.float16
