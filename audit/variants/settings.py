@@ -7,7 +7,7 @@ The method's own options are validated against the method's options model (regis
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -57,7 +57,43 @@ class LoraSpec(Strict):
     )
 
 
-class TrainingSpec(Strict):
+class TrainingLength(Strict):
+    """How long a training runs: `steps` or `epochs` (not both; with neither,
+    DEFAULT_EPOCHS), the batch size that turns epochs into steps, and the seed that
+    `with_seed` fills in. Shared by variant training and extrinsic fine-tuning, whose
+    subclasses give the fields their own descriptions and defaults."""
+
+    DEFAULT_EPOCHS: ClassVar[float] = 1.0
+
+    steps: int | None = Field(None, ge=1, description="Optimiser steps.")
+    epochs: float | None = Field(None, gt=0, description="Passes over the training data.")
+    batch_size: int = Field(16, ge=1, le=4096, description="Examples per step.")
+    seed: int | None = Field(None, description="Seed; default: the spec's seed.")
+
+    @model_validator(mode="after")
+    def _steps_or_epochs(self) -> Self:
+        if self.steps is not None and self.epochs is not None:
+            raise PydanticCustomError(
+                "training_length",
+                "give `steps` or `epochs`, not both",
+                {"got": f"steps {self.steps}, epochs {self.epochs}", "expected": "one of them"},
+            )
+        return self
+
+    def with_seed(self, seed: int) -> Self:
+        """These settings with the seed filled in (the spec's seed when none was given)."""
+        return self if self.seed is not None else self.model_copy(update={"seed": seed})
+
+    def total_steps(self, n_examples: int) -> int:
+        """Optimiser steps for `n_examples` training examples."""
+        if self.steps is not None:
+            return self.steps
+        epochs = self.epochs if self.epochs is not None else self.DEFAULT_EPOCHS
+        per_epoch = -(-n_examples // self.batch_size)
+        return max(1, round(per_epoch * epochs))
+
+
+class TrainingSpec(TrainingLength):
     """Continued training of the base model (its own objective: masked LM with 15% masking
     for masked LMs, next-token for causal LMs). Give `steps` or `epochs`, not both; with
     neither, one epoch."""
@@ -78,28 +114,6 @@ class TrainingSpec(Strict):
         50, ge=1, description="Steps between checkpoints (a killed training resumes there)."
     )
     lora: LoraSpec | None = Field(None, description="Train LoRA adapters (needs `peft`).")
-
-    @model_validator(mode="after")
-    def _steps_or_epochs(self) -> TrainingSpec:
-        if self.steps is not None and self.epochs is not None:
-            raise PydanticCustomError(
-                "training_length",
-                "give `steps` or `epochs`, not both",
-                {"got": f"steps {self.steps}, epochs {self.epochs}", "expected": "one of them"},
-            )
-        return self
-
-    def with_seed(self, seed: int) -> TrainingSpec:
-        """These settings with the seed filled in (the spec's seed when none was given)."""
-        return self if self.seed is not None else self.model_copy(update={"seed": seed})
-
-    def total_steps(self, n_examples: int) -> int:
-        """Optimiser steps for `n_examples` training examples."""
-        if self.steps is not None:
-            return self.steps
-        epochs = self.epochs if self.epochs is not None else 1.0
-        per_epoch = -(-n_examples // self.batch_size)
-        return max(1, round(per_epoch * epochs))
 
 
 def corpus_item(value: Any) -> Any:

@@ -3,12 +3,12 @@ them). See docs/extrinsic.md, "Fine-tuning"."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import Field
 
 from audit.errors import AuditUserError
+from audit.variants.settings import TrainingLength
 
 Pooling = Literal["cls", "mean", "last"]
 ModelType = Literal["masked", "causal"]
@@ -22,11 +22,11 @@ POOLINGS: dict[str, tuple[Pooling, ...]] = {
 }
 
 
-class FineTuneSettings(BaseModel):
+class FineTuneSettings(TrainingLength):
     """Fine-tuning a task head and the encoder together. Give `steps` or `epochs`, not
     both; with neither, 3 epochs."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    DEFAULT_EPOCHS: ClassVar[float] = DEFAULT_EPOCHS
 
     steps: int | None = Field(default=None, ge=1, description="Optimiser steps.")
     epochs: float | None = Field(default=None, gt=0, description="Passes over the training data.")
@@ -66,28 +66,6 @@ class FineTuneSettings(BaseModel):
         default=True,
         description="Score the dev set at every checkpoint (true) or only at the end (false).",
     )
-
-    @model_validator(mode="after")
-    def _steps_or_epochs(self) -> FineTuneSettings:
-        if self.steps is not None and self.epochs is not None:
-            raise PydanticCustomError(
-                "training_length",
-                "give `steps` or `epochs`, not both",
-                {"got": f"steps {self.steps}, epochs {self.epochs}", "expected": "one of them"},
-            )
-        return self
-
-    def with_seed(self, seed: int) -> FineTuneSettings:
-        """These settings with the seed filled in (the spec's seed when none was given)."""
-        return self if self.seed is not None else self.model_copy(update={"seed": seed})
-
-    def total_steps(self, n_examples: int) -> int:
-        """Optimiser steps for `n_examples` training examples."""
-        if self.steps is not None:
-            return self.steps
-        epochs = self.epochs if self.epochs is not None else DEFAULT_EPOCHS
-        per_epoch = -(-n_examples // self.batch_size)
-        return max(1, round(per_epoch * epochs))
 
     def pooling_for(self, model_type: ModelType) -> Pooling:
         """The pooling used on a model of `model_type`; an AuditUserError when the setting
