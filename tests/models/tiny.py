@@ -9,7 +9,7 @@ so any English text tokenizes (unknown words fall back to pieces or [UNK]).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 TINY_CORPUS = [
@@ -38,8 +38,11 @@ GPT2_SPECIALS = ["<|endoftext|>"]
 LLAMA_SPECIALS = ["<unk>", "<s>", "</s>"]
 
 
-def build_wordpiece_tokenizer(out_dir: Path, *, vocab_size: int = 400) -> Path:
-    """A lowercasing BERT WordPiece tokenizer ([CLS] x [SEP]) saved into `out_dir`."""
+def build_wordpiece_tokenizer(
+    out_dir: Path, *, vocab_size: int = 400, corpus: Sequence[str] = TINY_CORPUS
+) -> Path:
+    """A lowercasing BERT WordPiece tokenizer ([CLS] x [SEP]) trained on `corpus`, saved
+    into `out_dir`."""
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
     from transformers import BertTokenizerFast  # type: ignore[attr-defined]  # an alias in v5
 
@@ -47,7 +50,7 @@ def build_wordpiece_tokenizer(out_dir: Path, *, vocab_size: int = 400) -> Path:
     tok.normalizer = normalizers.BertNormalizer(lowercase=True)
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=WORDPIECE_SPECIALS)
-    tok.train_from_iterator(TINY_CORPUS, trainer=trainer)
+    tok.train_from_iterator(corpus, trainer=trainer)
     cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]",
@@ -68,7 +71,8 @@ def build_wordpiece_tokenizer(out_dir: Path, *, vocab_size: int = 400) -> Path:
     return out_dir
 
 
-def _byte_bpe(specials: list[str], vocab_size: int) -> object:
+def byte_bpe(specials: list[str], vocab_size: int, corpus: Sequence[str] = TINY_CORPUS) -> object:
+    """A byte-level BPE `tokenizers.Tokenizer` trained on `corpus`, with no post-processor."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     tok = Tokenizer(models.BPE())
@@ -79,7 +83,7 @@ def _byte_bpe(specials: list[str], vocab_size: int) -> object:
         special_tokens=specials,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
-    tok.train_from_iterator(TINY_CORPUS, trainer=trainer)
+    tok.train_from_iterator(corpus, trainer=trainer)
     return tok
 
 
@@ -90,7 +94,7 @@ def build_bpe_tokenizer(out_dir: Path, *, style: str, vocab_size: int = 400) -> 
     from transformers import PreTrainedTokenizerFast
 
     if style == "roberta":
-        tok = _byte_bpe(ROBERTA_SPECIALS, vocab_size)
+        tok = byte_bpe(ROBERTA_SPECIALS, vocab_size)
         tok.post_processor = processors.RobertaProcessing(  # type: ignore[attr-defined]
             ("</s>", 2), ("<s>", 0), trim_offsets=True, add_prefix_space=False
         )
@@ -104,11 +108,11 @@ def build_bpe_tokenizer(out_dir: Path, *, style: str, vocab_size: int = 400) -> 
             "mask_token": "<mask>",
         }
     elif style == "gpt2":
-        tok = _byte_bpe(GPT2_SPECIALS, vocab_size)
+        tok = byte_bpe(GPT2_SPECIALS, vocab_size)
         specials = {"bos_token": "<|endoftext|>", "eos_token": "<|endoftext|>"}
         specials["unk_token"] = "<|endoftext|>"
     elif style == "llama":
-        tok = _byte_bpe(LLAMA_SPECIALS, vocab_size)
+        tok = byte_bpe(LLAMA_SPECIALS, vocab_size)
         tok.post_processor = processors.TemplateProcessing(  # type: ignore[attr-defined]
             single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", 1)]
         )

@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.models.tiny import LLAMA_SPECIALS, build_wordpiece_tokenizer, byte_bpe
+
 OCCUPATIONS = ("doctor", "nurse", "engineer", "teacher", "lawyer", "artist", "accountant")
 NEUTRAL = (
     "the doctor works at the hospital .",
@@ -45,50 +47,18 @@ HIDDEN, LAYERS, HEADS, INTERMEDIATE, POSITIONS = 32, 2, 2, 64, 64
 
 
 def _wordpiece(out_dir: Path) -> Any:
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
     from transformers import BertTokenizerFast  # type: ignore[attr-defined]
 
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.train_from_iterator(
-        CORPUS, trainer=trainers.WordPieceTrainer(vocab_size=300, special_tokens=specials)
-    )
-    cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
-    tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]",
-        pair="[CLS] $A [SEP] $B [SEP]",
-        special_tokens=[("[CLS]", cls_id), ("[SEP]", sep_id)],
-    )
-    fast = BertTokenizerFast(
-        tokenizer_object=tok,
-        unk_token="[UNK]",
-        pad_token="[PAD]",
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        mask_token="[MASK]",
-        do_lower_case=True,
-    )
-    out_dir.mkdir(parents=True, exist_ok=True)
-    fast.save_pretrained(out_dir)
-    return fast
+    build_wordpiece_tokenizer(out_dir, vocab_size=300, corpus=CORPUS)
+    return BertTokenizerFast.from_pretrained(out_dir)
 
 
 def _byte_bpe(out_dir: Path) -> Any:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    """Byte-level BPE with no BOS added by the tokenizer (as SmolLM2's)."""
     from transformers import PreTrainedTokenizerFast
 
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=400,
-        special_tokens=["<unk>", "<s>", "</s>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-    )
     probe_form = probe_sentences("he") + probe_sentences("she")
-    tok.train_from_iterator(CORPUS + probe_form, trainer=trainer)
+    tok = byte_bpe(LLAMA_SPECIALS, 400, CORPUS + probe_form)
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>"
     )
