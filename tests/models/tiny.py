@@ -38,19 +38,44 @@ GPT2_SPECIALS = ["<|endoftext|>"]
 LLAMA_SPECIALS = ["<unk>", "<s>", "</s>"]
 
 
+def wordpiece_vocab(
+    corpus: Sequence[str], vocab_size: int, normalizer: object, pre_tokenizer: object
+) -> dict[str, int]:
+    """The same WordPiece vocabulary in every process: specials, every character alone and
+    as a `##` continuation, then the corpus's words, most frequent first (ties
+    alphabetical), up to `vocab_size`. (The `tokenizers` WordPiece trainer breaks ties in
+    hash order, so its vocabulary, and what a tiny model learns, changed from run to run.)
+    """
+    from collections import Counter
+
+    words: Counter[str] = Counter()
+    for text in corpus:
+        normal = normalizer.normalize_str(text)  # type: ignore[attr-defined]
+        words.update(w for w, _ in pre_tokenizer.pre_tokenize_str(normal))  # type: ignore[attr-defined]
+    chars = sorted({c for w in words for c in w})
+    tokens = [*WORDPIECE_SPECIALS, *chars, *(f"##{c}" for c in chars)]
+    ranked = sorted(words, key=lambda w: (-words[w], w))
+    tokens += [w for w in ranked if w not in tokens][: max(0, vocab_size - len(tokens))]
+    return {token: i for i, token in enumerate(tokens)}
+
+
 def build_wordpiece_tokenizer(
     out_dir: Path, *, vocab_size: int = 400, corpus: Sequence[str] = TINY_CORPUS
 ) -> Path:
     """A lowercasing BERT WordPiece tokenizer ([CLS] x [SEP]) trained on `corpus`, saved
     into `out_dir`."""
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
     from transformers import BertTokenizerFast  # type: ignore[attr-defined]  # an alias in v5
 
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=WORDPIECE_SPECIALS)
-    tok.train_from_iterator(corpus, trainer=trainer)
+    normalizer = normalizers.BertNormalizer(lowercase=True)
+    pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok = Tokenizer(
+        models.WordPiece(
+            wordpiece_vocab(corpus, vocab_size, normalizer, pre_tokenizer), unk_token="[UNK]"
+        )
+    )
+    tok.normalizer = normalizer
+    tok.pre_tokenizer = pre_tokenizer
     cls_id, sep_id = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
         single="[CLS] $A [SEP]",
