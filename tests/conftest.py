@@ -12,6 +12,21 @@ SHARED = Path(os.environ.get("AUDIT_SHARED_DIR", REPO.parent / "shared")).resolv
 SHARED_DATA = SHARED / "data"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `gpu` need CUDA: without it they are skipped (torch is imported only
+    when some collected test carries the marker)."""
+    gpu_items = [item for item in items if item.get_closest_marker("gpu") is not None]
+    if not gpu_items:
+        return
+    import torch
+
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs CUDA (gpu marker); no CUDA device here")
+    for item in gpu_items:
+        item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
     """The real datasets (../shared/data); tests that need them skip loudly without it."""

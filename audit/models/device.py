@@ -1,4 +1,4 @@
-"""Device choice, CPU threads and the autocast precision policy."""
+"""Device choice, CPU threads and the weights' dtype (the precision policy)."""
 
 from __future__ import annotations
 
@@ -52,15 +52,19 @@ def exact_float32(device: torch.device) -> None:
     torch.set_float32_matmul_precision("highest")
 
 
-def choose_autocast_dtype(dtype: str, device: torch.device) -> torch.dtype | None:
-    """The autocast dtype for scoring. 'auto' and 'float32': None, float32 throughout on
-    every device (exact by default: a reduced precision changes verdicts, so it is only
-    used when a spec asks for it). Explicit 'bfloat16' / 'float16' are used as given (CPU
-    autocast supports both)."""
+WEIGHT_DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+def choose_weight_dtype(dtype: str, device: torch.device) -> torch.dtype:
+    """The dtype the weights are loaded in. 'auto' and 'float32': float32 on every device
+    (exact by default: a reduced precision changes verdicts, so it is only used when a
+    spec asks for it). 'bfloat16' / 'float16' are used as given: the weights are loaded
+    in that dtype (not float32 plus autocast), and scorers take the log-softmax of the
+    logits in float32."""
     import torch
 
     if dtype in ("float32", "auto"):
-        return None
+        return torch.float32
     if dtype == "bfloat16":
         if device.type == "cuda" and not torch.cuda.is_bf16_supported():
             raise ModelSourceError(
@@ -70,4 +74,9 @@ def choose_autocast_dtype(dtype: str, device: torch.device) -> torch.dtype | Non
         return torch.bfloat16
     if dtype == "float16":
         return torch.float16
-    raise ModelSourceError(f"dtype {dtype!r} is not one of auto, float32, bfloat16, float16")
+    raise ModelSourceError(f"dtype {dtype!r} is not one of {', '.join(WEIGHT_DTYPES)}")
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """'float32' for torch.float32."""
+    return str(dtype).removeprefix("torch.")

@@ -9,19 +9,24 @@ from typing import TYPE_CHECKING, Any
 
 from audit.errors import ModelSourceError
 from audit.models.device import (
-    choose_autocast_dtype,
     choose_device,
+    choose_weight_dtype,
+    dtype_name,
     exact_float32,
     use_all_cores,
 )
 from audit.models.fingerprint import fingerprint
+from audit.models.gguf_cache import entry_folder, read_entry, write_entry
 from audit.models.kind import ModelKind, detect_model_kind
 from audit.models.loaded import LoadedModel
+from audit.models.placement import input_device, is_spread, placement_kwargs
+from audit.models.quantization import check_quantization, quantization_config
 from audit.models.resolve import resolve_model
-from audit.models.resolved import ResolvedModel
+from audit.models.resolved import ResolvedModel, resolved_directory
 from audit.models.sources import ModelSpec
 
 if TYPE_CHECKING:
+    import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
 LOAD_ERRORS = (OSError, ValueError, KeyError, RuntimeError)
@@ -85,12 +90,33 @@ def auto_model_class(kind: ModelKind) -> Any:
     return AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
 
 
-def load_weights(resolved: ResolvedModel, spec: ModelSpec, kind: ModelKind) -> PreTrainedModel:
-    """The float32 model with SDPA attention, or eager where the class has no SDPA."""
+def load_weights(
+    resolved: ResolvedModel,
+    spec: ModelSpec,
+    kind: ModelKind,
+    *,
+    device: torch.device | None = None,
+    dtype: torch.dtype | None = None,
+) -> PreTrainedModel:
+    """The model in `dtype` (default: the spec's dtype) on `device` (default: the CPU),
+    with SDPA attention, or eager where the class has no SDPA.
+
+    The weights are read straight onto the device (`audit.models.placement`), or spread
+    over the GPUs for `device_map: auto`, and quantised on loading when the spec asks
+    for it (`audit.models.quantization`)."""
     import torch
 
+    device = torch.device("cpu") if device is None else device
+    dtype = choose_weight_dtype(spec.dtype, device) if dtype is None else dtype
     auto_class = auto_model_class(kind)
-    kwargs: dict[str, Any] = {"dtype": torch.float32, **_remote_code(spec)}
+    kwargs: dict[str, Any] = {
+        "dtype": dtype,
+        **placement_kwargs(spec, device),
+        **_remote_code(spec),
+    }
+    quantization = quantization_config(spec, dtype)
+    if quantization is not None:
+        kwargs["quantization_config"] = quantization
     if resolved.gguf_file:
         kwargs["gguf_file"] = resolved.gguf_file
     elif resolved.has_safetensors:
@@ -108,7 +134,54 @@ def load_weights(resolved: ResolvedModel, spec: ModelSpec, kind: ModelKind) -> P
             raise _load_error(spec, resolved, "model", error) from error
     except LOAD_ERRORS as error:
         raise _load_error(spec, resolved, "model", error) from error
+    if quantization is None and not is_spread(model):
+        model.to(device)  # a no-op when accelerate placed it already
     return model
+
+
+def dequantised_gguf(
+    resolved: ResolvedModel,
+    spec: ModelSpec,
+    *,
+    fingerprint: str,
+    dtype: torch.dtype,
+    cache_dir: Path,
+    progress: Callable[[str], None] | None = None,
+) -> ResolvedModel:
+    """The GGUF model as a safetensors folder in the cache (`audit.models.gguf_cache`):
+    dequantised on the CPU and stored the first time, read from the cache after that."""
+    import gc
+
+    import torch
+
+    name = dtype_name(dtype)
+    folder = read_entry(cache_dir, fingerprint, name)
+    if folder is None:
+        if progress:
+            progress(f"{spec.id}: dequantising {resolved.gguf_file} to {name} (once; cached)")
+        tokenizer = load_tokenizer(resolved, spec)
+        model = load_weights(resolved, spec, "causal", device=torch.device("cpu"), dtype=dtype)
+        try:
+            folder = write_entry(cache_dir, fingerprint, name, model, tokenizer)
+        except OSError as error:
+            where = entry_folder(cache_dir, fingerprint, name)
+            raise ModelSourceError(
+                f"model '{spec.id}': cannot keep the dequantised weights of "
+                f"{resolved.gguf_file} in {where}: {error}"
+            ) from error
+        finally:
+            del model
+            gc.collect()
+    return resolved_directory(spec.id, resolved.source, folder, resolved.cache_dir)
+
+
+def parameter_count(model: PreTrainedModel) -> int:
+    """Parameters of the model as trained (transformers counts 4-bit packed weights in
+    full), each shared tensor once."""
+    count = getattr(model, "num_parameters", None)
+    if callable(count):
+        return int(count())
+    return sum(p.numel() for p in model.parameters())
 
 
 def load_model(
@@ -121,8 +194,11 @@ def load_model(
     """Resolve `spec.source`, fingerprint its files and load tokenizer and model.
 
     device 'auto' = cuda when available, else cpu (then torch uses every core). The
-    model is float32 in eval mode; `autocast_dtype` follows `spec.dtype` (see
-    `choose_autocast_dtype`). Raises ModelSourceError for anything the user can fix.
+    weights are in the spec's dtype (`choose_weight_dtype`: float32 unless the spec asks
+    for bfloat16 / float16), in eval mode, placed by `audit.models.placement`; a GGUF
+    file is read through its dequantised copy in the cache. `device` of the result is
+    where inputs go (the first device of a model spread over several). Raises
+    ModelSourceError for anything the user can fix.
     """
     resolved = resolve_model(spec, cache_dir=cache_dir, progress=progress)
     if progress:
@@ -132,24 +208,34 @@ def load_model(
     if torch_device.type == "cpu":
         use_all_cores()
     exact_float32(torch_device)
-    autocast_dtype = choose_autocast_dtype(spec.dtype, torch_device)
+    dtype = choose_weight_dtype(spec.dtype, torch_device)
+    check_quantization(spec, torch_device)
     started = perf_counter()
     kind = model_kind(resolved, spec)
+    files = resolved
+    if resolved.is_gguf:
+        files = dequantised_gguf(
+            resolved,
+            spec,
+            fingerprint=model_fingerprint,
+            dtype=dtype,
+            cache_dir=cache_dir,
+            progress=progress,
+        )
     if progress:
-        progress(f"{spec.id}: loading {kind} LM on {torch_device}")
-    tokenizer = load_tokenizer(resolved, spec)
-    model = load_weights(resolved, spec, kind)
-    model.to(torch_device)  # type: ignore[arg-type]  # transformers wraps .to
+        progress(f"{spec.id}: loading {kind} LM ({dtype_name(dtype)}) on {torch_device}")
+    tokenizer = load_tokenizer(files, spec)
+    model = load_weights(files, spec, kind, device=torch_device, dtype=dtype)
     model.eval()
     return LoadedModel(
         model_id=spec.id,
         model_type=kind,
         model=model,
         tokenizer=tokenizer,
-        device=torch_device,
-        autocast_dtype=autocast_dtype,
+        device=input_device(model, torch_device),
+        autocast_dtype=None,
         fingerprint=model_fingerprint,
-        n_parameters=sum(p.numel() for p in model.parameters()),
+        n_parameters=parameter_count(model),
         load_seconds=perf_counter() - started,
         source=resolved.source,
     )

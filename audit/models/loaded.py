@@ -12,11 +12,16 @@ if TYPE_CHECKING:
 
 @dataclass
 class LoadedModel:
-    """Everything a scorer needs. `autocast_dtype` is None on CPU (float32 throughout);
-    on CUDA it is bfloat16 or float16, and log-softmax still runs in float32.
+    """Everything a scorer needs.
 
-    Weights are float32 in eval mode. Attention is SDPA where the model class supports it;
-    wrap forwards in `audit.models.attention.eager_attention(model)` to get attention weights.
+    Weights are in the spec's dtype (float32 unless it asks for bfloat16 / float16), in
+    eval mode; scorers take the log-softmax of the logits in float32 whatever the weights'
+    dtype. `device` is where inputs go: the model's device, or the first device of a
+    model spread over several (`device_map: auto`). `autocast_dtype` is None from
+    `load_model` (a reduced dtype is the weights' own); a caller that builds a
+    LoadedModel by hand may set it to run float32 weights under autocast.
+    Attention is SDPA where the model class supports it; wrap forwards in
+    `audit.models.attention.eager_attention(model)` to get attention weights.
     The last fields are facts for results and reports (0 / "" when built by hand).
     """
 

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$"
@@ -41,7 +49,8 @@ class PathSource(Strict):
 
 
 class GGUFSource(Strict):
-    """A local GGUF file, dequantised to float32 by transformers."""
+    """A local GGUF file, dequantised by transformers to the model's `dtype` (once: the
+    dequantised weights are kept in the cache)."""
 
     gguf: str = Field(
         description="Path of the .gguf file ('~' expanded, relative to the spec's folder)."
@@ -118,6 +127,16 @@ ModelSource = Annotated[
 ]
 
 
+class Quantization(Strict):
+    """Weights quantised on loading by bitsandbytes (CUDA only): 4-bit NF4 or 8-bit
+    LLM.int8, computing in the model's `dtype`."""
+
+    bits: Literal[4, 8] = Field(description="4 (NF4) or 8 (LLM.int8).")
+    method: Literal["bitsandbytes"] = Field(
+        default="bitsandbytes", description="The quantisation library (bitsandbytes only)."
+    )
+
+
 class ModelSpec(Strict):
     """One model to audit."""
 
@@ -137,6 +156,34 @@ class ModelSpec(Strict):
     )
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
         "auto",
-        description="'auto': float32 on every device (exact; TF32 off on CUDA). "
-        "'bfloat16' / 'float16': autocast, faster on GPUs, and it can change verdicts.",
+        description="The weights' dtype. 'auto': float32 on every device (exact; TF32 off on "
+        "CUDA). 'bfloat16' / 'float16': the weights are loaded in that dtype (half the "
+        "memory, faster on GPUs); it can change verdicts.",
     )
+    precision_check: int = Field(
+        200,
+        ge=0,
+        description="With a reduced dtype: items per dataset (a seeded sample) scored again "
+        "in float32, to show how many verdicts the reduced precision flipped; 0: off.",
+    )
+    device_map: Literal["auto"] | None = Field(
+        default=None,
+        description="'auto': on CUDA, spread the model over all visible GPUs (accelerate), "
+        "with CPU memory as the last resort, for models too big for one GPU. On a CPU "
+        "run it loads on the CPU. Scores do not depend on it.",
+    )
+    quantization: Quantization | None = Field(
+        default=None,
+        description="Load the weights quantised by bitsandbytes (CUDA only; needs the "
+        "`quant` extra). Not for GGUF sources, which are quantised already.",
+    )
+
+    @model_validator(mode="after")
+    def _quantise_plain_weights(self) -> ModelSpec:
+        if self.quantization is not None and isinstance(self.source, GGUFSource | PipSource):
+            raise PydanticCustomError(
+                "quantized_gguf",
+                "`quantization` applies to hf and path models; a GGUF file is quantised already",
+                {"got": "a gguf/pip source", "expected": "no `quantization:` for this model"},
+            )
+        return self

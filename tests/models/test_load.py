@@ -12,7 +12,7 @@ import torch
 from audit.errors import ModelSourceError
 from audit.models import load as load_module
 from audit.models.attention import attention_implementation, eager_attention
-from audit.models.device import choose_autocast_dtype, choose_device
+from audit.models.device import choose_device, choose_weight_dtype
 from audit.models.fingerprint import fingerprint
 from audit.models.load import load_model, load_weights
 from audit.models.resolve import resolve_model
@@ -89,15 +89,16 @@ class _Recorder:
     def __init__(self, fail_sdpa: bool) -> None:
         self.calls: list[dict[str, Any]] = []
         self.fail_sdpa = fail_sdpa
+        self.model = torch.nn.Linear(2, 2)
 
-    def from_pretrained(self, directory: Path, **kwargs: Any) -> str:
+    def from_pretrained(self, directory: Path, **kwargs: Any) -> torch.nn.Module:
         self.calls.append(kwargs)
         if self.fail_sdpa and kwargs["attn_implementation"] == "sdpa":
             raise ValueError(
                 "FooForMaskedLM does not support an attention implementation "
                 "through torch.nn.functional.scaled_dot_product_attention (sdpa)"
             )
-        return "model"
+        return self.model
 
 
 @pytest.mark.parametrize(("trust", "fail_sdpa"), [(False, False), (True, True)])
@@ -112,12 +113,15 @@ def test_load_kwargs(
     monkeypatch.setattr(load_module, "auto_model_class", lambda kind: recorder)
     spec = _spec(tiny_models["bert"], trust_remote_code=trust)
     resolved = resolve_model(spec, cache_dir=cache_dir)
-    assert load_weights(resolved, spec, "masked") == "model"
+    assert load_weights(resolved, spec, "masked") is recorder.model
     assert [c["attn_implementation"] for c in recorder.calls] == (
         ["sdpa", "eager"] if fail_sdpa else ["sdpa"]
     )
     kwargs = recorder.calls[-1]
     assert kwargs["use_safetensors"] is True and kwargs["dtype"] == torch.float32
+    # straight onto the device with low host memory (accelerate), no quantisation
+    assert kwargs["device_map"] == {"": "cpu"} and kwargs["low_cpu_mem_usage"] is True
+    assert "quantization_config" not in kwargs
     assert ("trust_remote_code" in kwargs) == trust
     assert "gguf_file" not in kwargs
 
@@ -132,13 +136,15 @@ def test_remote_code_hint(tiny_models: dict[str, Path], cache_dir: Path) -> None
 
 def test_precision_policy() -> None:
     cpu = torch.device("cpu")
-    assert choose_autocast_dtype("auto", cpu) is None
+    assert choose_weight_dtype("auto", cpu) == torch.float32
     # exact by default on a GPU too (no CUDA needed to ask)
-    assert choose_autocast_dtype("auto", torch.device("cuda")) is None
-    assert choose_autocast_dtype("float32", torch.device("cuda")) is None
-    assert choose_autocast_dtype("float32", cpu) is None
-    assert choose_autocast_dtype("bfloat16", cpu) == torch.bfloat16
-    assert choose_autocast_dtype("float16", cpu) == torch.float16
+    assert choose_weight_dtype("auto", torch.device("cuda")) == torch.float32
+    assert choose_weight_dtype("float32", torch.device("cuda")) == torch.float32
+    assert choose_weight_dtype("float32", cpu) == torch.float32
+    assert choose_weight_dtype("bfloat16", cpu) == torch.bfloat16
+    assert choose_weight_dtype("float16", cpu) == torch.float16
+    with pytest.raises(ModelSourceError, match="not one of auto, float32"):
+        choose_weight_dtype("int4", cpu)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-CUDA path")
