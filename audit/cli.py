@@ -14,11 +14,15 @@ import time
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
 from audit.errors import AuditUserError
+
+if TYPE_CHECKING:
+    from audit.executor import Executor
+    from audit.spec.models import ExecutionSpec
 
 app = typer.Typer(
     add_completion=False,
@@ -37,6 +41,11 @@ class Device(StrEnum):
     auto = "auto"
     cpu = "cpu"
     cuda = "cuda"
+
+
+class ExecutorName(StrEnum):
+    in_process = "in-process"
+    ray = "ray"
 
 
 class Kind(StrEnum):
@@ -209,6 +218,25 @@ def run(
     data_dir: DataDirOpt = None,
     cache_dir: CacheDirOpt = None,
     device: DeviceOpt = Device.auto,
+    executor: Annotated[
+        ExecutorName | None,
+        typer.Option(
+            "--executor",
+            help="Where the scoring and variant training run: in-process, or ray (each "
+            "model's scoring and each variant training as a Ray task; needs pip install "
+            "'bias-audit[ray]'). Default: the spec's execution.executor, else in-process.",
+            show_default=False,
+        ),
+    ] = None,
+    address: Annotated[
+        str | None,
+        typer.Option(
+            "--address",
+            metavar="ADDRESS",
+            help="With --executor ray: the Ray cluster to join, auto or ray://HOST:PORT "
+            "(default: the spec's execution.address, else $RAY_ADDRESS, else a local Ray).",
+        ),
+    ] = None,
 ) -> None:
     """Run an audit: score, measure, judge the gates and write the report.
 
@@ -232,9 +260,10 @@ def run(
             data_dir=data_dir,
             device=device.value,
         )
+        runs_on = _executor(loaded.spec.execution, executor, address)
         display = make_display()
         try:
-            outcome = run_audit(loaded, settings, display)
+            outcome = run_audit(loaded, settings, display, executor=runs_on)
             formats = list(loaded.spec.report.formats)
             if formats:
                 display.stage("report")
@@ -259,6 +288,21 @@ def run(
         typer.echo(str(path))
     _echo_summary(summary, paths)
     raise typer.Exit(code)
+
+
+def _executor(execution: ExecutionSpec, name: ExecutorName | None, address: str | None) -> Executor:
+    """The spec's execution settings with the command line's flags over them."""
+    from audit.cluster import executor_for
+
+    update: dict[str, str] = {}
+    if name is not None:
+        update["executor"] = name.value
+    if address is not None:
+        update["address"] = address
+    execution = execution.model_copy(update=update)
+    if address is not None and execution.executor != "ray":
+        raise AuditUserError(f"--address {address} names a Ray cluster: add --executor ray")
+    return executor_for(execution)
 
 
 def _echo_summary(summary: list[str], paths: list[Path]) -> None:

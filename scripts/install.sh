@@ -32,8 +32,8 @@ else
   step "installing torch 2.13.0 (the CPU build; a large download unless it is on disk)"
   pip_install torch==2.13.0
 fi
-step "installing bias-audit, editable, with its dependencies, LoRA training and test tools (about a minute)"
-pip_install -e '.[dev,train]'
+step "installing bias-audit, editable, with its dependencies, LoRA training, Ray and test tools (about a minute)"
+pip_install -e '.[dev,train,ray]'
 step "checking that the audit command runs"
 .venv/bin/audit --version
 echo "installed into $(pwd)/.venv in $((SECONDS - started)) s; next: .venv/bin/audit --help"
