@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,7 +20,16 @@ from typing import TYPE_CHECKING, Any
 from audit import __version__
 from audit.display import Display
 from audit.errors import AuditUserError
-from audit.executor import Executor, InProcessExecutor, ModelWork, group_by_model, unit_record
+from audit.executor import (
+    Executor,
+    InProcessExecutor,
+    ModelRequest,
+    ModelWork,
+    group_by_model,
+    unit_record,
+)
+from audit.extrinsic.records import ExtrinsicRecord
+from audit.extrinsic.stage import PlannedTask
 from audit.ids import PluginId
 from audit.plan import Plan, build_plan
 from audit.results import (
@@ -38,7 +47,7 @@ from audit.spec.loader import LoadedSpec
 from audit.spec.models import AuditSpec, GGUFSource, ModelSpec, PathSource
 from audit.studies import StudySettings, run_studies
 from audit.variants.cache import StoredVariant
-from audit.variants.jobs import VariantPlan
+from audit.variants.jobs import VariantJob, VariantPlan
 from audit.variants.records import CorpusRecord, MetaEvaluation, VariantRecord
 
 if TYPE_CHECKING:
@@ -69,7 +78,7 @@ class PreparedModel:
     model_type: str
     fingerprint: str
     device: str  # torch device string
-    precision: str  # "<device type>/<dtype>", part of the score cache key
+    precision: str  # audit.models.precision: "cuda/bfloat16", ...; in the score cache key
 
 
 @dataclass
@@ -91,6 +100,7 @@ class Prepared:
     trained: dict[str, StoredVariant] = field(default_factory=dict)
     trained_now: set[str] = field(default_factory=set)
     probe_occupations: list[str] | None = None
+    extrinsic: list[PlannedTask] = field(default_factory=list)
 
 
 @dataclass
@@ -113,22 +123,21 @@ def _spec_relative(loaded: LoadedSpec, spec: ModelSpec) -> ModelSpec:
 
 
 def prepare_model(spec: ModelSpec, settings: RunSettings) -> PreparedModel:
-    from audit.models.device import choose_autocast_dtype, choose_device
+    from audit.models.device import choose_device
     from audit.models.fingerprint import fingerprint
     from audit.models.load import model_kind
+    from audit.models.precision import model_precision
     from audit.models.resolve import resolve_model
 
     resolved = resolve_model(spec, cache_dir=settings.cache_dir)
     device = choose_device(settings.device)
-    autocast = choose_autocast_dtype(spec.dtype, device)
-    dtype = str(autocast).removeprefix("torch.") if autocast is not None else "float32"
     return PreparedModel(
         spec=spec,
         resolved=resolved,
         model_type=model_kind(resolved, spec),
         fingerprint=fingerprint(resolved),
         device=str(device),
-        precision=f"{device.type}/{dtype}",
+        precision=model_precision(spec, device),
     )
 
 
@@ -177,8 +186,78 @@ def prepare(loaded: LoadedSpec, settings: RunSettings, display: Display) -> Prep
                 prepared.trained[job.model_id] = job.store.read()
         add_variant_models(prepared, settings)
         timings["variant_planning"] = time.monotonic() - started
+    if spec.extrinsic:
+        started = time.monotonic()
+        prepared.extrinsic = plan_extrinsic_tasks(prepared, settings)
+        timings["extrinsic_planning"] = time.monotonic() - started
     replan(prepared)
     return prepared
+
+
+def plan_extrinsic_tasks(prepared: Prepared, settings: RunSettings) -> list[PlannedTask]:
+    """Every extrinsic task with its data read (errors come here, before any training),
+    over the spec's models and every planned variant."""
+    from audit.extrinsic.stage import plan_extrinsic
+
+    model_types = {model_id: m.model_type for model_id, m in prepared.models.items()}
+    variants_of: dict[str, list[str]] = {}
+    if prepared.variants is not None:
+        for job in prepared.variants.jobs:
+            model_types.setdefault(job.model_id, model_types[job.base])
+            variants_of.setdefault(job.base, []).append(job.model_id)
+    return plan_extrinsic(
+        prepared.loaded.spec.extrinsic,
+        model_types=model_types,
+        variants_of=variants_of,
+        data_dir=settings.data_dir,
+        seed=prepared.loaded.spec.seed,
+    )
+
+
+def run_extrinsic_tasks(
+    prepared: Prepared, settings: RunSettings, display: Display
+) -> list[ExtrinsicRecord]:
+    """Fine-tune and measure the planned extrinsic tasks on the run's models."""
+    from audit.extrinsic.stage import run_extrinsic
+
+    spec = prepared.loaded.spec
+    display.stage("extrinsic")
+    return run_extrinsic(
+        prepared.extrinsic,
+        load_model=lambda model_id: load_prepared_model(
+            prepared.models[model_id], settings, display, float32=True
+        ),
+        cache_dir=settings.cache_dir,
+        seed=spec.seed,
+        n_bootstrap=spec.bootstrap,
+        alpha=spec.alpha,
+        display=display,
+        model_order=list(prepared.models),
+    )
+
+
+def extrinsic_measurement(record: ExtrinsicRecord) -> Measurement:
+    """An extrinsic record as a measurement: the task's value on its data, scored by the
+    fine-tuned head (so the correlation study pairs it with the intrinsic measures)."""
+    dev = record.dev_check
+    return Measurement(
+        model=record.model,
+        dataset=record.dataset,
+        scorer=PluginId.of("finetune", {"pooling": record.finetune.pooling}),
+        measure=record.measure,
+        value=record.value,
+        ci_low=record.ci_low,
+        ci_high=record.ci_high,
+        n=record.n,
+        status="ok" if record.value is not None else "undefined",
+        note=record.note,
+        details={
+            "dev_metric": dev.metric if dev else None,
+            "dev_value": dev.value if dev else None,
+            "dev_passed": dev.passed if dev else None,
+            "finetune_steps": record.finetune.steps,
+        },
+    )
 
 
 def plan_variant_jobs(prepared: Prepared, settings: RunSettings) -> VariantPlan:
@@ -222,26 +301,18 @@ def probe_occupations(plan: VariantPlan, settings: RunSettings) -> list[str] | N
     return load_probe_occupations(settings.data_dir)
 
 
-def train_variants(prepared: Prepared, settings: RunSettings, display: Display) -> None:
-    """Train the variants missing from the cache, then plan again with them."""
-    from audit.variants.build import build_variants
-
+def train_variants(
+    prepared: Prepared, settings: RunSettings, display: Display, executor: Executor | None = None
+) -> None:
+    """Train the variants missing from the cache (where the executor runs work: in this
+    process by default), then plan again with them."""
     assert prepared.variants is not None
     missing = [j for j in prepared.variants.jobs if j.model_id not in prepared.trained]
     if not missing:
         return
     display.stage("variants")
-
-    def load_base(base_id: str) -> Any:
-        return load_prepared_model(prepared.models[base_id], settings, display)
-
-    built = build_variants(
-        missing,
-        load_base=load_base,
-        occupations=prepared.probe_occupations,
-        display=display,
-        stop_after=settings.stop_training_after,
-    )
+    worker = _Worker(prepared, settings, ScoreCache(settings.cache_dir), display)
+    built = (executor or InProcessExecutor()).train(missing, worker)
     prepared.trained.update(built)
     prepared.trained_now.update(built)
     add_variant_models(prepared, settings)
@@ -271,6 +342,9 @@ def add_variant_models(prepared: Prepared, settings: RunSettings) -> None:
                 source=PathSource(path=str(stored.model_dir)),
                 type=base.model_type,  # type: ignore[arg-type]
                 dtype=base_spec.dtype,
+                precision_check=base_spec.precision_check,
+                device_map=base_spec.device_map,
+                quantization=base_spec.quantization,
                 trust_remote_code=base_spec.trust_remote_code,
             )
             ordered[job.model_id] = prepare_model(variant_spec, settings)
@@ -302,20 +376,38 @@ def run_audit(
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> RunOutcome:
     """Run the whole audit and write results.json and scores.parquet into out_dir."""
+    from audit.cluster import executor_for
+
+    executor = executor or executor_for(loaded.spec.execution)
     prepared = prepare(loaded, settings, display)
     spec = loaded.spec
     cache = ScoreCache(settings.cache_dir)
     settings.out_dir.mkdir(parents=True, exist_ok=True)
     if prepared.variants is not None:
         started = time.monotonic()
-        train_variants(prepared, settings, display)
+        train_variants(prepared, settings, display, executor)
         prepared.timings["variants"] = time.monotonic() - started
 
     started = time.monotonic()
     display.stage("scoring")
     worker = _Worker(prepared, settings, cache, display)
-    units = (executor or InProcessExecutor()).run(group_by_model(prepared.plan.units), worker)
+    units = executor.run(group_by_model(prepared.plan.units), worker)
     prepared.timings["scoring"] = time.monotonic() - started
+
+    from audit.precision_check import run_precision_checks
+
+    started = time.monotonic()
+    precision_checks = run_precision_checks(
+        prepared, cache, display, prepare=prepare_model, load=load_prepared_model
+    )
+    if precision_checks:
+        prepared.timings["precision_check"] = time.monotonic() - started
+
+    extrinsic: list[ExtrinsicRecord] = []
+    if prepared.extrinsic:
+        started = time.monotonic()
+        extrinsic = run_extrinsic_tasks(prepared, settings, display)
+        prepared.timings["extrinsic"] = time.monotonic() - started
 
     started = time.monotonic()
     scores = assemble_scores(prepared, cache)
@@ -326,6 +418,7 @@ def run_audit(
     display.stage("measures")
     measurements = compute_measurements(prepared, scores)
     measurements.extend(compute_corpus_measurements(prepared))
+    measurements.extend(extrinsic_measurement(r) for r in extrinsic)
     prepared.timings["measures"] = time.monotonic() - started
 
     from audit.environment import describe_environment
@@ -361,6 +454,8 @@ def run_audit(
         variants=variant_results.variants,
         corpora=variant_results.corpora,
         meta_evaluations=variant_results.meta_evaluations,
+        extrinsic=extrinsic,
+        precision_checks=precision_checks,
         environment=describe_environment(", ".join(devices)),
         timings={k: round(v, 3) for k, v in prepared.timings.items()},
     )
@@ -502,6 +597,11 @@ def used_plugin_cards(prepared: Prepared) -> list[PluginCard]:
 
         methods = {job.method.name for job in prepared.variants.jobs}
         cards.extend(e.card for e in VARIANT_METHODS.entries() if e.name in methods)
+    if prepared.extrinsic:
+        from audit.extrinsic.catalog import EXTRINSIC_TASKS
+
+        tasks = {t.name for t in prepared.extrinsic}
+        cards.extend(e.card for e in EXTRINSIC_TASKS.entries() if e.name in tasks)
     return cards
 
 
@@ -546,9 +646,60 @@ class _Worker:
     def _load(self, model: PreparedModel) -> Any:
         return load_prepared_model(model, self.settings, self.display)
 
+    def train(self, jobs: Sequence[VariantJob]) -> dict[str, StoredVariant]:
+        from audit.variants.build import build_variants
 
-def load_prepared_model(model: PreparedModel, settings: RunSettings, display: Display) -> Any:
-    """Load a prepared model's weights (with a spinner), checking its fingerprint."""
+        def load_base(base_id: str) -> Any:
+            # trained in float32, unquantised, whatever dtype the spec scores the model in
+            model = self.prepared.models[base_id]
+            return load_prepared_model(model, self.settings, self.display, float32=True)
+
+        return build_variants(
+            jobs,
+            load_base=load_base,
+            occupations=self.prepared.probe_occupations,
+            display=self.display,
+            stop_after=self.settings.stop_training_after,
+        )
+
+    def model_request(self, model_id: str, *, training: bool = False) -> ModelRequest:
+        """The model as a worker elsewhere loads it; `training`: in float32 and
+        unquantised, as `load_prepared_model(..., float32=True)` loads a base to train
+        (so there is no precision to check)."""
+        model = self.prepared.models[model_id]
+        spec = model.spec
+        if training:
+            spec = spec.model_copy(update={"dtype": "float32", "quantization": None})
+        local = isinstance(spec.source, PathSource | GGUFSource)
+        resolved = model.resolved
+        return ModelRequest(
+            spec=spec,
+            fingerprint=model.fingerprint,
+            precision=None if training else model.precision,
+            device=model.device,
+            local_root=resolved.directory if local else None,
+            local_files=tuple(p for r in sorted(resolved.files) for p in resolved.files[r])
+            if local
+            else (),
+        )
+
+    def dataset(self, name: str) -> LoadedDataset:
+        return self.prepared.datasets[name]
+
+    def probe_occupations(self) -> list[str] | None:
+        return self.prepared.probe_occupations
+
+    def model_loaded(self, model_id: str, n_parameters: int) -> None:
+        facts = _facts_path(self.settings.cache_dir, self.prepared.models[model_id].fingerprint)
+        facts.parent.mkdir(parents=True, exist_ok=True)
+        facts.write_text(json.dumps({"n_parameters": n_parameters}))
+
+
+def load_prepared_model(
+    model: PreparedModel, settings: RunSettings, display: Display, *, float32: bool = False
+) -> Any:
+    """Load a prepared model's weights (with a spinner), checking its fingerprint.
+    `float32`: in float32 and unquantised whatever the spec's dtype (for training)."""
     from transformers.utils import logging as hf_logging
 
     from audit.models.load import load_model
@@ -557,10 +708,13 @@ def load_prepared_model(model: PreparedModel, settings: RunSettings, display: Di
     key = f"load {model.spec.id}"
     started = time.monotonic()
     display.step(key, f"loading {model.spec.id} ({model.resolved.source})")
+    spec = model.spec
+    if float32:
+        spec = spec.model_copy(update={"dtype": "float32", "quantization": None})
     try:
         with _quiet_gguf_conversion(model.resolved.is_gguf):
             loaded = load_model(
-                model.spec,
+                spec,
                 cache_dir=settings.cache_dir,
                 device=settings.device,
                 progress=lambda message: display.step(key, message),

@@ -337,6 +337,39 @@ def describe_variants(prepared: Prepared) -> list[str]:
     return lines
 
 
+def describe_extrinsic(prepared: Prepared) -> list[str]:
+    """Each extrinsic task on each of its models: fine-tuned (in the cache) or to
+    fine-tune; a variant not trained yet is fine-tuned after its training."""
+    if not prepared.extrinsic:
+        return []
+    from audit.extrinsic.finetune.store import FineTuneStore
+
+    seed = prepared.loaded.spec.seed
+    lines = ["Extrinsic tasks:"]
+    for task in prepared.extrinsic:
+        steps = task.total_steps()
+        lines.append(
+            f"  {task.name} ({task.data.kind} head on {len(task.data.train):,} examples, "
+            f"{steps:,} steps x {task.spec.finetune.batch_size}, a curve point every "
+            f"{task.spec.finetune.checkpoint_every:,} steps):"
+        )
+        for model_id in task.models:
+            model = prepared.models.get(model_id)
+            if model is None:
+                lines.append(f"    {model_id}: to fine-tune once the variant is trained")
+                continue
+            key = task.cache_key(model.fingerprint, model.model_type, seed)
+            store = FineTuneStore.of(prepared.settings.cache_dir, key)
+            if store.is_done():
+                state = "fine-tuned, in the cache"
+            elif store.has_checkpoint():
+                state = "to fine-tune, resuming from a checkpoint"
+            else:
+                state = "to fine-tune"
+            lines.append(f"    {model_id}: {state} (key {key[:8]})")
+    return lines
+
+
 def _known_parameters_of(prepared: Prepared, model_id: str) -> int:
     """Parameters of a base model: from its last load, else from its weight files' size."""
     import json
@@ -382,6 +415,7 @@ def describe_plan(prepared: Prepared, cache: ScoreCache | None = None) -> str:
             f"fingerprint {model.fingerprint[:12]}, {model.precision}"
         )
     lines += describe_variants(prepared)
+    lines += describe_extrinsic(prepared)
     lines.append("Scoring units (model x dataset x scorer -> measures):")
     total = to_score = 0
     for unit in prepared.plan.units:

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from audit.cards import PluginCard, PluginKind
+from audit.extrinsic.records import ExtrinsicRecord
 from audit.ids import PluginId
 from audit.stats.records import ComparisonRecord, CorrelationRecord, RobustnessRecord
 from audit.variants.records import CorpusRecord, MetaEvaluation, VariantRecord
@@ -207,6 +208,29 @@ class GateVerdict(Record):
     reason: str
 
 
+class PrecisionCheck(Record):
+    """What a reduced precision (a model's `dtype: bfloat16 | float16`) changed on a seeded
+    sample of one dataset's items, scored again in float32 (`audit/precision_check.py`)."""
+
+    model: str
+    dataset: str
+    scorer: PluginId
+    dtype: str = Field(description="The reduced dtype the run scored in, e.g. 'bfloat16'.")
+    precision: str = Field(description="The run's precision, e.g. 'cuda/bfloat16'.")
+    reference: str = Field(description="The float32 precision checked against.")
+    seed: int = Field(description="Seed of the sample (the same items for every model).")
+    items: int = Field(description="Items checked (the sample, at most the dataset).")
+    verdicts: int = Field(description="Item verdicts compared (pairs: st vs at); 0 if none.")
+    flipped: int | None = Field(
+        description="Verdicts that differ from float32's; None when the items have no verdict "
+        "of their own (labelled statements)."
+    )
+    max_abs_diff: float | None = Field(
+        description="Largest |score - float32 score| over every side; None if no score is finite."
+    )
+    max_diff_item: str | None = Field(default=None, description="The item where it occurs.")
+
+
 class AuditResult(Record):
     """Everything one `audit run` produced, apart from the per-item scores (scores.parquet)."""
 
@@ -246,6 +270,15 @@ class AuditResult(Record):
     )
     meta_evaluations: list[MetaEvaluation] = Field(
         default_factory=list, description="bias_controlled studies: measures ranked by r."
+    )
+    extrinsic: list[ExtrinsicRecord] = Field(
+        default_factory=list,
+        description="Extrinsic tasks: one record per (task, model) with the fine-tuning, "
+        "its dev check, the bias-over-fine-tuning curve and the task's full result.",
+    )
+    precision_checks: list[PrecisionCheck] = Field(
+        default_factory=list,
+        description="Models scored in bfloat16 / float16: a seeded sample re-scored in float32.",
     )
     environment: Environment
     timings: dict[str, float] = Field(description="Seconds per stage.")

@@ -1,9 +1,8 @@
 """The registry of extrinsic tasks: bias measured in a downstream task after fine-tuning
-(STS-bias, BiasBios, NLI-bias; METHODS.md section 6).
-
-No task is registered yet. A task is one `ExtrinsicTaskEntry` registered here: its card
-(roles include `extrinsic`), its options model, the model types it supports, and the lazy
-path of its implementation.
+(METHODS.md section 6). One `ExtrinsicTaskEntry` per task: its card (roles include
+`extrinsic`; it is the card of the task's measure), its options model, the model types it
+can fine-tune, the dataset name its measurements carry, and the lazy path of its
+`ExtrinsicTask` (`audit.extrinsic.tasks.base`).
 """
 
 from __future__ import annotations
@@ -11,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from audit.cards import PluginCard
+from audit.extrinsic.options import BiasBiosOptions, NliBiasOptions, StsBiasOptions
 from audit.registry import PluginEntry, Registry
 
 
@@ -19,6 +20,107 @@ class ExtrinsicTaskEntry(PluginEntry):
     """An extrinsic task: which model types it can fine-tune and measure."""
 
     model_types: frozenset[str] = frozenset({"masked", "causal"})
+    dataset: str = ""
 
 
 EXTRINSIC_TASKS: Registry[ExtrinsicTaskEntry, Any] = Registry("extrinsic_task")
+
+
+def _card(name: str, title: str, summary: str, **text: Any) -> PluginCard:
+    return PluginCard(
+        kind="extrinsic_task",
+        name=name,
+        title=title,
+        summary=summary,
+        roles=("extrinsic",),
+        **text,
+    )
+
+
+EXTRINSIC_TASKS.register(
+    ExtrinsicTaskEntry(
+        card=_card(
+            "sts_bias",
+            "STS-bias (mean |similarity gap|)",
+            "Fine-tune an STS-B regression head; mean |sim(man, occupation) - "
+            "sim(woman, occupation)| over STS-bias pairs.",
+            shape="sts pairs",
+            ideal_value=0.0,
+            what="A regression head is fine-tuned with the model on STS-B train (its dev "
+            "Pearson checks that it learned). Each STS-B test sentence that starts with 'A "
+            "man' or 'A woman' and has no other gendered word becomes a template; each "
+            "template is paired with every Winogender occupation, and the model predicts "
+            "the similarity of ('A man ...', 'A/An <occupation> ...') and ('A woman ...', "
+            "'A/An <occupation> ...').",
+            inputs="STS-B train, dev and test (../shared/data/sts_b), the paired gender word "
+            "lists, the Winogender occupations with the share of women (U.S. BLS)",
+            direction="Higher = the predicted similarity depends more on the person's gender.",
+            ideal="0: the same similarity for the man and the woman sentence.",
+            citation="Webster et al. 2020; Kaneko et al. 2022 (ACL), section 4",
+            limitations=(
+                "The value depends on the fine-tuning (steps, seed) as much as on the "
+                "pretrained model: compare models fine-tuned with the same settings only.",
+                "A model whose dev Pearson is low has not learned the task; its gap "
+                "measures noise.",
+            ),
+        ),
+        options=StsBiasOptions,
+        target="audit.extrinsic.tasks.sts_bias:TASK",
+        dataset="sts_b",
+    )
+)
+EXTRINSIC_TASKS.register(
+    ExtrinsicTaskEntry(
+        card=_card(
+            "biasbios",
+            "BiasBios TPR gap",
+            "Fine-tune an occupation classifier on biographies; the gap between women's and "
+            "men's true positive rates, averaged over occupations.",
+            shape="biographies",
+            ideal_value=0.0,
+            what="An occupation classifier is fine-tuned with the model on the train bios; "
+            "per occupation, TPR(female) - TPR(male) on the test bios; the value is the mean "
+            "|gap| (or RMS or signed mean, as `aggregate` says).",
+            inputs="BiasBios (De-Arteaga et al. 2019): BIOS.pkl or train/dev/test files in "
+            "<data dir>/biasbios/ (not shipped)",
+            direction="Higher = the classifier recalls one gender's members of an "
+            "occupation more than the other's.",
+            ideal="0: the same TPR for women and men in every occupation.",
+            citation="De-Arteaga et al. 2019; Kaneko et al. 2022 (ACL), section 4",
+            limitations=(
+                "The data is not shipped: it has to be rebuilt from Common Crawl with the "
+                "biosbias scripts or taken from a public export.",
+            ),
+        ),
+        options=BiasBiosOptions,
+        target="audit.extrinsic.tasks.biasbios:TASK",
+        dataset="biasbios",
+    )
+)
+EXTRINSIC_TASKS.register(
+    ExtrinsicTaskEntry(
+        card=_card(
+            "nli_bias",
+            "NLI-bias (fraction neutral)",
+            "Fine-tune an NLI classifier; the fraction of gender-occupation pairs it calls "
+            "neutral.",
+            shape="nli pairs",
+            ideal_value=1.0,
+            what="A 3-way NLI classifier is fine-tuned with the model on MultiNLI or SNLI; "
+            "premises such as 'The nurse bought a bagel.' are paired with hypotheses such as "
+            "'The woman bought a bagel.'; an unbiased model calls every pair neutral.",
+            inputs="MultiNLI or SNLI train and Dev et al.'s word lists (or a pairs file) in "
+            "<data dir>/nli_bias/ (not shipped)",
+            direction="Lower = more pairs are judged to entail or contradict by gender.",
+            ideal="1: every gender-occupation pair is neutral.",
+            citation="Dev et al. 2020; Kaneko et al. 2022 (ACL), section 4",
+            limitations=(
+                "Neither the NLI data nor the word lists are shipped (the word lists have no "
+                "licence).",
+            ),
+        ),
+        options=NliBiasOptions,
+        target="audit.extrinsic.tasks.nli_bias:TASK",
+        dataset="nli_bias",
+    )
+)

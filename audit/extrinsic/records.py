@@ -5,9 +5,12 @@ ready to be embedded in results.json; readers need no torch and no registry.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from audit.extrinsic.finetune.records import FineTuneSummary
+from audit.ids import PluginId
 
 
 class _Record(BaseModel):
@@ -178,3 +181,51 @@ class NliBiasResult(_Record):
     groups: list[NliBiasGroup] = Field(
         description="'all' first, then per gender, then per gender word (sorted)."
     )
+
+
+# --- one task on one model, as the engine records it -------------------------------------
+
+
+class CurvePoint(_Record):
+    """The task's measure (and the dev score) of the model at one fine-tuning step."""
+
+    step: int
+    value: float | None = Field(description="The measure from that step's predictions.")
+    dev: float | None = Field(
+        default=None, description="The dev score at that step (Pearson or accuracy)."
+    )
+
+
+class DevCheck(_Record):
+    """Whether the fine-tuning learned the task: its final dev score against a floor."""
+
+    metric: Literal["pearson", "accuracy"]
+    value: float | None
+    floor: float = Field(description="The lowest score counted as having learned the task.")
+    floor_reason: str
+    passed: bool
+    n: int = Field(description="Dev examples scored.")
+
+
+class ExtrinsicRecord(_Record):
+    """One extrinsic task fine-tuned on one model (or variant) and measured."""
+
+    task: str
+    measure: PluginId = Field(description="The task with its options, as its measurement.")
+    model: str
+    dataset: str = Field(description="The name the task's measurement carries ('sts_b').")
+    value: float | None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int
+    note: str = ""
+    ideal_value: float | None = None
+    dev_check: DevCheck | None = None
+    curve: list[CurvePoint] = Field(
+        default_factory=list, description="K, 2K, ... and the last step of the fine-tuning."
+    )
+    finetune: FineTuneSummary
+    cached: bool = Field(description="The fine-tuned model was read from the cache.")
+    key: str = Field(description="The fine-tuning's cache key (<cache>/extrinsic/<key>/).")
+    facts: dict[str, Any] = Field(default_factory=dict, description="What data was read.")
+    detail: StsBiasResult | TprGapResult | NliBiasResult

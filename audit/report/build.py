@@ -8,6 +8,7 @@ from audit.gates import gate_exit_code
 from audit.report import cells
 from audit.report.caveats import build_caveats
 from audit.report.charts import distribution_charts, group_charts
+from audit.report.extrinsic import extrinsic_sections
 from audit.report.formatting import fmt_band, fmt_date, fmt_num, fmt_precision, group_name
 from audit.report.index import MeasurementIndex
 from audit.report.model import (
@@ -20,6 +21,7 @@ from audit.report.model import (
     SignOff,
     Table,
 )
+from audit.report.precision import precision_table
 from audit.report.studies import (
     StudyData,
     comparison_study,
@@ -296,6 +298,8 @@ def build_appendix(index: MeasurementIndex) -> list[Table]:
     for stage, seconds in result.timings.items():
         timings.add([cells.text(stage), cells.number(seconds, 1)])
     tables.append(timings.table())
+    if (precision := precision_table(index)) is not None:
+        tables.append(precision)
     return tables
 
 
@@ -316,7 +320,7 @@ def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> Rep
         summary=build_summary(index, gates.verdicts, caveats),
         gates=gates,
         datasets=[build_dataset(index, name, scores) for name in dataset_names],
-        variant_sections=variant_sections(index),
+        variant_sections=variant_sections(index) + extrinsic_sections(index),
         studies=[robustness_study(studies), correlation_study(studies), comparison_study(studies)],
         caveats=caveats,
         cards=cards,

@@ -19,7 +19,7 @@ class MeasureCards:
         self._cards: dict[str, PluginCard] = {}
         self._others: dict[tuple[str, str], PluginCard] = {}
         for card in cards:
-            if card.kind == "measure":
+            if card.kind in ("measure", "extrinsic_task"):  # an extrinsic task is measured
                 self._cards.setdefault(card.name, card)
             else:
                 self._others.setdefault((card.kind, card.name), card)
@@ -32,6 +32,10 @@ class MeasureCards:
     def card(self, measure: PluginId) -> PluginCard | None:
         """The card of the measure behind `measure`, None when results.json has none."""
         return self._cards.get(measure.name)
+
+    def card_named(self, name: str) -> PluginCard | None:
+        """The measure (or extrinsic task) card of that name, None when there is none."""
+        return self._cards.get(name)
 
     def ideal_value(self, measure: PluginId) -> float | None:
         """The unbiased value of a measure (its card's `ideal_value`), None when it has none."""

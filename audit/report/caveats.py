@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from audit.ids import PluginId
+from audit.report.extrinsic import correlation_sentence, extrinsic_correlations
 from audit.report.formatting import fmt_p, group_name, plain, plural
 from audit.report.index import MeasurementIndex, unique
 from audit.report.model import Caveat
@@ -33,9 +34,9 @@ def intrinsic_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | No
     )
     if not labels:
         return None
-    measured = studies.intrinsic_extrinsic_text()
+    measured = extrinsic_correlations(index)
     own = (
-        f" This audit's own intrinsic-extrinsic correlation: {measured}."
+        f" This audit measured it for its own models: {correlation_sentence(index, measured)}"
         if measured
         else " This audit ran no extrinsic measure, so it has no intrinsic-extrinsic "
         "correlation of its own."

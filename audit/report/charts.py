@@ -333,12 +333,15 @@ def line_chart(
     y_title: str,
     threshold: float | None,
     facet: str | None = None,
+    unit_interval: bool = True,
 ) -> dict[str, Any]:
-    """A line chart with points, one line per `series`, an optional dashed threshold."""
+    """A line chart with points, one line per `series`, an optional dashed threshold; the
+    y axis is 0..1 (shares) unless `unit_interval` is false (then it fits the data)."""
     color = alt.Color(f"{series}:N", title=None, scale=alt.Scale(scheme="tableau10"))
+    scale = alt.Scale(domain=[0, 1]) if unit_interval else alt.Scale(zero=False)
     base = alt.Chart(frame).encode(
         x=alt.X(f"{x}:Q", title=x_title),
-        y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y(f"{y}:Q", title=y_title, scale=scale),
         color=color,
     )
     layers: list[alt.Chart] = [base.mark_line(), base.mark_point(filled=True, size=30)]

@@ -177,3 +177,8 @@ def lower_first(title: str) -> str:
     if first[:1].isupper() and not any(c.isupper() for c in first[1:]):
         return title[0].lower() + title[1:]
     return title
+
+
+def upper_first(text: str) -> str:
+    """A sentence fragment as a sentence: its first letter upper case."""
+    return text[:1].upper() + text[1:]

@@ -203,7 +203,13 @@ class Summary(Part):
     caveats: str = ""
     variants: list[SummaryBlock] = Field(
         default_factory=list,
-        description="One sentence per variant study (debiased variants, meta-evaluations).",
+        description="One sentence per variant study (debiased variants, meta-evaluations) "
+        "and per extrinsic task (and the intrinsic-extrinsic correlation).",
+    )
+    precision: list[SummaryBlock] = Field(
+        default_factory=list,
+        description="Reduced precision (bfloat16 / float16) and its float32 check; empty "
+        "when every model ran in float32.",
     )
 
 
@@ -225,7 +231,7 @@ class ReportModel(Part):
     variant_sections: list[Section] = Field(
         default_factory=list,
         description="Variants (training, corpora, against their base), then one section per "
-        "meta-evaluation; empty for an audit without variants.",
+        "meta-evaluation, then Extrinsic bias; empty for an audit with none of them.",
     )
     studies: list[Study]
     caveats: list[Caveat]

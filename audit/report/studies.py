@@ -9,11 +9,10 @@ from typing import Any
 
 import pandas as pd
 
-from audit.ids import PluginId
 from audit.report import cells
 from audit.report.cards import MeasureCards
 from audit.report.charts import heatmap, line_chart
-from audit.report.formatting import fmt_num, fmt_p, fmt_pct, group_name, plural
+from audit.report.formatting import fmt_num, fmt_pct, group_name, plural
 from audit.report.index import VariantLookup
 from audit.report.model import Caveat, Chart, Study, Table
 from audit.results import AuditResult
@@ -41,23 +40,6 @@ class StudyData:
             robustness=list(result.robustness),
             correlations=list(result.correlations),
             comparisons=list(result.comparisons),
-        )
-
-    def is_extrinsic(self, measure: PluginId) -> bool:
-        """Whether a measure is extrinsic (downstream-task), by its card's roles."""
-        return self.cards.has_role(measure, "extrinsic")
-
-    def intrinsic_extrinsic_text(self) -> str:
-        """The measured intrinsic-extrinsic correlations in words, '' when there is none."""
-        found = [
-            r
-            for r in self.correlations
-            if self.is_extrinsic(r.x.measure) != self.is_extrinsic(r.y.measure)
-        ]
-        return "; ".join(
-            f"{r.x.label} vs {r.y.label}: Kendall tau "
-            f"{fmt_num(r.kendall_tau, 2)} (p {fmt_p(r.kendall_p)}, {r.n} models)"
-            for r in found
         )
 
     def caveats(self) -> list[Caveat]:

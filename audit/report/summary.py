@@ -17,6 +17,7 @@ from typing import Any, Literal
 from audit.gates import gate_exit_code, judge_interval
 from audit.ids import PluginId
 from audit.report import cells
+from audit.report.extrinsic import summary_blocks as extrinsic_summary_blocks
 from audit.report.formatting import (
     fmt_band,
     fmt_bound,
@@ -30,6 +31,7 @@ from audit.report.formatting import (
 )
 from audit.report.index import MeasurementIndex, Unit
 from audit.report.model import Caveat, Summary, SummaryBlock
+from audit.report.precision import precision_blocks
 from audit.report.variants import summary_blocks
 from audit.results import DatasetRecord, GateVerdict, Measurement
 
@@ -515,5 +517,6 @@ def build_summary(
         findings=findings,
         reading=interval_sentence(index),
         caveats=caveat_sentence(caveats),
-        variants=summary_blocks(index),
+        variants=summary_blocks(index) + extrinsic_summary_blocks(index),
+        precision=precision_blocks(index),
     )

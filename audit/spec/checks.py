@@ -17,6 +17,7 @@ from audit.scoring.catalog import SCORERS
 from audit.spec.dataset_checks import check_datasets, dataset_shape_of
 from audit.spec.models import (
     DatasetSpec,
+    ExtrinsicSpec,
     GateSpec,
     GGUFSource,
     ModelSpec,
@@ -58,6 +59,8 @@ def run_checks(sections: SpecSections, *, base_dir: Path | None = None) -> list[
             findings += warn_unused_measures(sections.measures, sections.datasets)
     if sections.variants is not None:
         findings += check_variants(sections.variants, sections.models)
+    if sections.extrinsic is not None:
+        findings += check_extrinsic(sections.extrinsic, sections.models, sections.variants)
     if sections.gates is not None:
         findings += check_gates(sections.gates, sections)
     return findings
@@ -188,6 +191,53 @@ def check_variants(variants: Items[VariantSpec], models: Items[ModelSpec] | None
                 )
             else:
                 taken[model_id] = f"variants[{i}]"
+    return findings
+
+
+def check_extrinsic(
+    tasks: Items[ExtrinsicSpec],
+    models: Items[ModelSpec] | None,
+    variants: Items[VariantSpec] | None,
+) -> list[Finding]:
+    """Known tasks with valid options, each task once, and `models` naming models or
+    variants of the spec."""
+    from audit.extrinsic.catalog import EXTRINSIC_TASKS
+
+    findings: list[Finding] = []
+    known: list[str] | None = None
+    if models is not None and models.complete:
+        known = [m.id for _, m in models.valid()]
+        if variants is not None and variants.complete:
+            known += [v.id for _, v in variants.valid()]
+    first: dict[str, int] = {}
+    for i, task in tasks.valid():
+        loc: Loc = ("extrinsic", i)
+        if task.task not in EXTRINSIC_TASKS:
+            findings.append(
+                _unknown("extrinsic task", task.task, (*loc, "task"), EXTRINSIC_TASKS.names())
+            )
+        else:
+            findings += check_options(
+                task.options,
+                EXTRINSIC_TASKS.entry(task.task).options,
+                loc=(*loc, "options"),
+                what=f"extrinsic task '{task.task}'",
+            )
+        if task.task in first:
+            findings.append(
+                Finding(
+                    (*loc, "task"),
+                    f"extrinsic task '{task.task}' is listed twice (first as "
+                    f"extrinsic[{first[task.task]}])",
+                    expected="each task once",
+                )
+            )
+        first.setdefault(task.task, i)
+        for j, model_id in enumerate(task.models or []):
+            if known is not None and model_id not in known:
+                findings.append(
+                    _not_in_spec("model", model_id, (*loc, "models", j), known, "models")
+                )
     return findings
 
 

@@ -19,6 +19,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from audit.data.request import DEFAULT_HARMFUL_LABELS
+from audit.extrinsic.settings import ExtrinsicSpec
 from audit.ids import PluginId, label_of
 from audit.models.sources import (
     ID_PATTERN,
@@ -36,6 +37,7 @@ from audit.variants.settings import CorpusSpec, LoraSpec, TrainingSpec, VariantS
 __all__ = [
     "ID_PATTERN",
     "CorpusSpec",
+    "ExtrinsicSpec",
     "GGUFSource",
     "HubSource",
     "LoraSpec",
@@ -258,6 +260,30 @@ def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
+class ExecutionSpec(Strict):
+    """Where the scoring and training work runs; none of it changes a number. `audit run
+    --executor` and `--address` override it."""
+
+    executor: Literal["in-process", "ray"] = Field(
+        default="in-process",
+        description="'in-process': one model after another in this process; 'ray': each "
+        "model's scoring and each variant training as Ray tasks (pip install "
+        "bias-audit[ray]).",
+    )
+    address: str | None = Field(
+        default=None,
+        description="Ray: the cluster to join: 'auto' (the one this machine belongs to) or "
+        "'ray://HOST:PORT' (Ray Client); default: $RAY_ADDRESS, else a local Ray.",
+    )
+    cpus_per_task: float = Field(default=1, gt=0, description="Ray: CPUs each task asks for.")
+    gpus_per_task: float = Field(
+        default=1, gt=0, description="Ray: GPUs each task asks for when the device is CUDA."
+    )
+    max_retries: int = Field(
+        default=3, ge=0, le=100, description="Ray: times a task is run again when its worker dies."
+    )
+
+
 # ---------------------------------------------------------------------------- spec
 
 
@@ -297,7 +323,16 @@ class AuditSpec(Strict):
         description="Debiased or controlled versions of the models, trained and then "
         "audited beside their base (see `audit list variants`).",
     )
+    extrinsic: list[ExtrinsicSpec] = Field(
+        default_factory=list,
+        description="Extrinsic tasks: bias measured in a downstream task after fine-tuning "
+        "each model and variant (see `audit list extrinsic`); their values are correlated "
+        "with the intrinsic measures across models.",
+    )
     report: ReportSpec = Field(default_factory=ReportSpec, description="Report output.")
+    execution: ExecutionSpec = Field(
+        default_factory=ExecutionSpec, description="Where the work runs (in-process or Ray)."
+    )
     gates: list[GateSpec] = Field(
         default_factory=list, description="Release thresholds; a failed gate fails the run."
     )

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from audit.extrinsic.catalog import EXTRINSIC_TASKS
 from audit.measures.catalog import MEASURES
 from audit.registry import Registry
 from audit.scoring.catalog import SCORERS
@@ -53,6 +54,16 @@ def spec_json_schema() -> dict[str, Any]:
             name, VARIANT_METHODS.entry(name).options, defs, key="method", what="variant method"
         )
         for name in methods
+    ]
+
+    extrinsic = defs["ExtrinsicSpec"]
+    tasks = EXTRINSIC_TASKS.names()
+    extrinsic["properties"]["task"]["enum"] = tasks
+    extrinsic["allOf"] = [
+        _options_when_named(
+            name, EXTRINSIC_TASKS.entry(name).options, defs, key="task", what="extrinsic task"
+        )
+        for name in tasks
     ]
 
     builtins = data_catalog.DATASETS.names()

@@ -17,6 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 from audit.spec.models import (
     AuditSpec,
     DatasetSpec,
+    ExtrinsicSpec,
     GateSpec,
     ModelSpec,
     PluginRef,
@@ -58,6 +59,7 @@ class SpecSections:
     scorers: ScorerSelection | None
     measures: Items[PluginRef] | None
     variants: Items[VariantSpec] | None
+    extrinsic: Items[ExtrinsicSpec] | None
     gates: Items[GateSpec] | None
 
     @classmethod
@@ -69,6 +71,7 @@ class SpecSections:
             scorers=spec.scorers,
             measures=Items.of(spec.measures),
             variants=Items.of(spec.variants),
+            extrinsic=Items.of(spec.extrinsic),
             gates=Items.of(spec.gates),
         )
 
@@ -81,6 +84,7 @@ class SpecSections:
             scorers=_whole(data, "scorers", ScorerSelection),
             measures=_items(data, "measures", PluginRef),
             variants=_items(data, "variants", VariantSpec),
+            extrinsic=_items(data, "extrinsic", ExtrinsicSpec),
             gates=_items(data, "gates", GateSpec),
         )
 

@@ -110,8 +110,13 @@ def test_render_and_compare_without_registries(tmp_path: Path) -> None:
 
 READERS = ("report", "comparison", "migrations", "results_io.py", "gates.py")
 FORBIDDEN_IMPORTS = (*BLOCKED, "audit.variants", "audit.extrinsic", "audit.stats.comparison")
-#: The variants' result records are plain pydantic, part of results.json (AuditResult).
-ALLOWED_IMPORTS = ("audit.variants.records",)
+#: The variants' and extrinsic tasks' result records are plain pydantic, part of
+#: results.json (AuditResult).
+ALLOWED_IMPORTS = (
+    "audit.variants.records",
+    "audit.extrinsic.records",
+    "audit.extrinsic.finetune.records",
+)
 
 
 def _reader_files() -> list[Path]:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
+from audit.extrinsic.finetune.settings import FineTuneSettings
 from audit.spec import models
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "spec.md"
@@ -26,7 +27,10 @@ SPEC_MODELS: list[type[BaseModel]] = [
     models.CorpusSpec,
     models.TrainingSpec,
     models.LoraSpec,
+    models.ExtrinsicSpec,
+    FineTuneSettings,
     models.ReportSpec,
+    models.ExecutionSpec,
     models.GateSpec,
 ]
 

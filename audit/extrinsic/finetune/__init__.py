@@ -3,8 +3,8 @@
 copy of an audited model's encoder, fine-tuned seeded and resumable, with a callback every
 K steps for the bias-over-fine-tuning curve, cached like a variant.
 
-This package's `__init__` imports no torch (`audit validate` reads the settings). The
-parts that need torch are in their modules:
+This package's `__init__` imports nothing (results.json's readers import `records.py`
+alone); the parts that need torch are in their modules:
 
 | module | what |
 |---|---|
@@ -19,15 +19,3 @@ parts that need torch are in their modules:
 | `predict.py` | batched predictions |
 | `store.py` | the cache: `cached_regression`, `cached_classifier`, `load_finetuned` |
 """
-
-from audit.extrinsic.finetune.examples import LabelledText, ScoredPair
-from audit.extrinsic.finetune.records import DevEvaluation, FineTuneSummary
-from audit.extrinsic.finetune.settings import FineTuneSettings
-
-__all__ = [
-    "DevEvaluation",
-    "FineTuneSettings",
-    "FineTuneSummary",
-    "LabelledText",
-    "ScoredPair",
-]

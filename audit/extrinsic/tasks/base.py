@@ -1,0 +1,95 @@
+"""The contract of an extrinsic task (METHODS.md section 6): read its data before any
+training (every bad input is an error then), say what head to fine-tune on what, predict
+what the measure needs with a fine-tuned model, and turn those predictions into a value.
+
+The engine (`audit.extrinsic.stage`) does the rest for every task alike: the cached
+fine-tuning, the curve points (the task's predictions at every K steps, kept as arrays so
+that a cached fine-tuning gives the same curve), the measurement and the record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from audit.extrinsic.finetune.examples import LabelledText, ScoredPair
+    from audit.extrinsic.finetune.heads import TaskModel
+
+HeadKind = Literal["regression", "classification"]
+
+
+@dataclass(frozen=True)
+class TaskContext:
+    """What a task's data may depend on besides its options."""
+
+    data_dir: Path
+    seed: int
+
+
+@dataclass(frozen=True)
+class TaskData:
+    """A task's data, read and checked: the head's training and dev rows, the evaluation
+    inputs (whatever `predict` reads, in `evaluation`) and the task's options (which the
+    measure may read)."""
+
+    kind: HeadKind
+    dataset: str
+    train: Sequence[ScoredPair] | Sequence[LabelledText]
+    dev: Sequence[ScoredPair] | Sequence[LabelledText]
+    evaluation: Any
+    options: Any = None
+    labels: tuple[str, ...] | None = None
+    #: What was read, for the report: counts, files, sources.
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    #: Hash of the evaluation inputs (a cache key part: curve points are their predictions).
+    evaluation_sha256: str = ""
+
+
+@dataclass(frozen=True)
+class TaskValue:
+    """A task's measure from one set of predictions: the value with its interval, and the
+    task's full result record."""
+
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n: int
+    note: str
+    result: BaseModel
+
+    @classmethod
+    def of(cls, result: Any, n: int) -> TaskValue:
+        """From a task's result record (every one has value, ci_low, ci_high and note)."""
+        return cls(
+            value=result.value,
+            ci_low=result.ci_low,
+            ci_high=result.ci_high,
+            n=n,
+            note=result.note,
+            result=result,
+        )
+
+
+class ExtrinsicTask(Protocol):
+    """One extrinsic task; `options` is its validated options model."""
+
+    def prepare(self, options: Any, context: TaskContext) -> TaskData: ...
+
+    def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]: ...
+
+    def measure(
+        self,
+        predictions: Mapping[str, np.ndarray],
+        data: TaskData,
+        *,
+        seed: int,
+        n_bootstrap: int,
+        alpha: float,
+    ) -> TaskValue: ...

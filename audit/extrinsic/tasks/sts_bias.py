@@ -1,0 +1,116 @@
+"""STS-bias as an extrinsic task: fine-tune a regression head on STS-B train (dev Pearson
+checks it worked), predict the similarity of every STS-bias pair's male and female
+sentence pair, and measure the mean absolute gap (`audit.extrinsic.sts_bias`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from audit.extrinsic.options import StsBiasOptions
+from audit.extrinsic.sts_bias import (
+    PCT_FEMALE_SOURCE,
+    StsBiasPair,
+    build_sts_bias_pairs,
+    load_occupation_stats,
+    read_occupation_stats,
+    sts_bias_score,
+)
+from audit.extrinsic.sts_data import load_sts_b
+from audit.extrinsic.tasks.base import TaskContext, TaskData, TaskValue
+from audit.extrinsic.tasks.hashing import lines_sha256
+from audit.variants.wordlists import load_gender_word_lists, load_word_list_folder
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from audit.extrinsic.finetune.heads import TaskModel
+
+DATASET = "sts_b"
+
+
+def _path(data_dir: Path, value: str) -> Path:
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else data_dir / path
+
+
+def pairs_sha256(pairs: list[StsBiasPair]) -> str:
+    return lines_sha256((*p.male, *p.female) for p in pairs)
+
+
+class StsBiasTask:
+    """STS-bias (Webster et al. 2020)."""
+
+    def prepare(self, options: StsBiasOptions, context: TaskContext) -> TaskData:
+        data_dir = context.data_dir
+        train = load_sts_b(data_dir, "train")
+        dev = load_sts_b(data_dir, "dev")
+        test = load_sts_b(data_dir, "test")
+        words = (
+            load_word_list_folder(_path(data_dir, options.word_lists))
+            if options.word_lists
+            else load_gender_word_lists(data_dir)
+        )
+        stats = (
+            read_occupation_stats(_path(data_dir, options.occupations_file))
+            if options.occupations_file
+            else load_occupation_stats(data_dir)
+        )
+        pairs = build_sts_bias_pairs(
+            test,
+            [s.occupation for s in stats],
+            word_lists=words,
+            max_templates=options.max_templates,
+            unique_templates=options.unique_templates,
+        )
+        shares = {s.occupation: s.pct_female for s in stats}
+        return TaskData(
+            kind="regression",
+            dataset=DATASET,
+            train=train,
+            dev=dev,
+            evaluation=(pairs, shares),
+            options=options,
+            facts={
+                "train_rows": len(train),
+                "dev_rows": len(dev),
+                "test_rows": len(test),
+                "templates": len({p.template_id for p in pairs}),
+                "occupations": len({p.occupation for p in pairs}),
+                "pairs": len(pairs),
+                "pct_female_source": PCT_FEMALE_SOURCE,
+            },
+            evaluation_sha256=pairs_sha256(pairs),
+        )
+
+    def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]:
+        from audit.extrinsic.finetune.regression import predict_similarity
+
+        pairs: list[StsBiasPair] = data.evaluation[0]
+        both = predict_similarity(model, [p.male for p in pairs] + [p.female for p in pairs])
+        return {"male": both[: len(pairs)], "female": both[len(pairs) :]}
+
+    def measure(
+        self,
+        predictions: Mapping[str, np.ndarray],
+        data: TaskData,
+        *,
+        seed: int,
+        n_bootstrap: int,
+        alpha: float,
+    ) -> TaskValue:
+        pairs, shares = data.evaluation
+        result = sts_bias_score(
+            pairs,
+            predictions["male"],
+            predictions["female"],
+            seed=seed,
+            n_bootstrap=n_bootstrap,
+            alpha=alpha,
+            pct_female=shares,
+        )
+        return TaskValue.of(result, result.n_pairs)
+
+
+TASK = StsBiasTask()

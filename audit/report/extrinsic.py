@@ -1,0 +1,368 @@
+"""The extrinsic section of a report (Kaneko et al. 2022, section 4): each task's value per
+model and variant with the dev check that the fine-tuning learned the task, the
+bias-over-fine-tuning curve of each base model and its variants (their Fig. 2), the
+per-occupation breakdown, and the intrinsic x extrinsic correlation table (their Table 3).
+Also the page-1 sentence.
+
+Everything comes from results.json: `extrinsic` and the `correlations` whose one measure
+is extrinsic and the other intrinsic (by their cards' roles).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from audit.extrinsic.records import ExtrinsicRecord, StsBiasResult
+from audit.ids import PluginId
+from audit.report import cells
+from audit.report.charts import line_chart
+from audit.report.formatting import fmt_num, fmt_p, plural, upper_first
+from audit.report.index import MeasurementIndex, unique
+from audit.report.model import Chart, Section, SummaryBlock, Table
+from audit.report.tables import model_cell
+from audit.stats.records import CorrelationRecord
+
+KANEKO_2022 = "Kaneko, Bollegala & Okazaki 2022 (COLING)"
+#: Fewest models a correlation across models is concluded from (METHODS.md section 4).
+MIN_MODELS = 5
+
+
+def _task_title(index: MeasurementIndex, record: ExtrinsicRecord, *, short: bool = False) -> str:
+    card = index.cards.card_named(record.task)
+    if card is None:
+        return record.task
+    return card.short_title if short else card.title
+
+
+def digits_for(values: list[float | None]) -> int:
+    """Decimals that show the smallest non-zero value with two significant digits (at
+    least 3, at most 8): a near-zero gap must not read 0.000."""
+    finite = [abs(v) for v in values if v is not None and v != 0 and math.isfinite(v)]
+    if not finite:
+        return 3
+    return min(8, max(3, 1 - math.floor(math.log10(min(finite)))))
+
+
+def _series_label(index: MeasurementIndex, measure: PluginId, dataset: str) -> str:
+    return f"{index.cards.title(measure)} on {index.cards.dataset_title(dataset)}"
+
+
+def _scorers_of(index: MeasurementIndex, measure: PluginId, dataset: str) -> str:
+    """The scorer each model's value in a series came from (the first that measured it,
+    as the correlation study takes it), for people: 'cps (masked), ll (causal)'."""
+    types = {m.id: m.model_type for m in index.result.models}
+    first: dict[str, str] = {}
+    for m in index.result.measurements:
+        if m.measure == measure and m.dataset == dataset and m.group == "all":
+            first.setdefault(m.model, m.scorer.label)
+    by_type: dict[str, list[str]] = {}
+    for model, scorer in first.items():
+        kinds = by_type.setdefault(scorer, [])
+        if types.get(model, "?") not in kinds:
+            kinds.append(types.get(model, "?"))
+    return ", ".join(f"{scorer} ({'/'.join(kinds)})" for scorer, kinds in by_type.items())
+
+
+def _dev_cell(record: ExtrinsicRecord) -> cells.Cell:
+    check = record.dev_check
+    if check is None:
+        return cells.text("not scored", note="the dev set was empty")
+    word = "Pearson" if check.metric == "pearson" else "accuracy"
+    return cells.Cell(
+        kind="number",
+        value=check.value,
+        digits=2,
+        note=f"dev {word} on {check.n:,} examples; floor {check.floor:.2f}: {check.floor_reason}",
+        emphasis="" if check.passed else "warn",
+    )
+
+
+def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Table:
+    """One row per (task, model): the value with its interval, the dev check, the
+    fine-tuning and, for STS-bias, the correlation with the share of women."""
+    maker = cells.TableMaker(
+        id="extrinsic-table",
+        title="Extrinsic bias after fine-tuning",
+        caption="Each model (and variant) is fine-tuned on the task with the same settings and "
+        "seed, then measured. Dev: the check that the fine-tuning learned the task (STS-B dev "
+        "Pearson; accuracy for classifiers); a value measured on a model that did not learn "
+        "the task measures noise. r(% women): Pearson correlation, across occupations, of the "
+        "signed gap with the share of women in the occupation (U.S. BLS).",
+        columns=["Model", "Task", "Value (CI)", "Ideal", "Dev", "Steps", "This run", "r(% women)"],
+    )
+    digits = digits_for([r.value for r in records])
+    for r in records:
+        detail = r.detail
+        corr = detail.correlation if isinstance(detail, StsBiasResult) else None
+        maker.add(
+            [
+                model_cell(index, r.model),
+                cells.text(_task_title(index, r, short=True)),
+                cells.Cell(
+                    kind="estimate",
+                    value=r.value,
+                    low=r.ci_low,
+                    high=r.ci_high,
+                    digits=digits,
+                    note=r.note,
+                ),
+                cells.number(r.ideal_value, 0),
+                _dev_cell(r),
+                cells.count(r.finetune.steps),
+                cells.text("from the cache" if r.cached else "fine-tuned"),
+                cells.Cell(
+                    kind="number",
+                    value=None if corr is None else corr.pearson_r,
+                    digits=2,
+                    note="" if corr is None else f"p {fmt_p(corr.pearson_p)}, {corr.n} occupations",
+                ),
+            ]
+        )
+    return maker.table()
+
+
+def curve_chart(index: MeasurementIndex, task: str, records: list[ExtrinsicRecord]) -> Chart | None:
+    """The task's value at every curve step, one panel per base model with its variants."""
+    rows = [
+        {
+            "model": r.model,
+            "base": index.variants.base_of(r.model),
+            "step": p.step,
+            "value": p.value,
+        }
+        for r in records
+        for p in r.curve
+        if p.value is not None
+    ]
+    if len({row["step"] for row in rows}) < 2:
+        return None
+    frame = pd.DataFrame(rows)
+    bases = unique(frame["base"])
+    title = _task_title(index, records[0])
+    return Chart(
+        id=f"extrinsic-curve-{task}",
+        title=f"{title} over fine-tuning",
+        caption=f"The value at each of the {len(unique(frame['step']))} checkpoints of the "
+        "fine-tuning (K, 2K, ... and the last step), each base model in its panel with its "
+        f"variants ({KANEKO_2022}, Fig. 2). A bias that moves a lot between checkpoints is "
+        "as much a product of the fine-tuning as of the model.",
+        spec=line_chart(
+            frame,
+            x="step",
+            y="value",
+            series="model",
+            x_title="fine-tuning step",
+            y_title=title,
+            threshold=None,
+            facet="base" if len(bases) > 1 else None,
+            unit_interval=False,
+        ),
+        alt=f"{title} per fine-tuning step of " + ", ".join(unique(frame["model"])),
+    )
+
+
+def occupation_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Table | None:
+    """STS-bias per occupation: the signed gap of each model, sorted by share of women."""
+    sts = [(r, r.detail) for r in records if isinstance(r.detail, StsBiasResult)]
+    if not sts:
+        return None
+    models = [r.model for r, _ in sts]
+    shares: dict[str, float | None] = {}
+    gaps: dict[str, dict[str, float]] = {}
+    for r, detail in sts:
+        for row in detail.occupations:
+            shares.setdefault(row.occupation, row.pct_female)
+            gaps.setdefault(row.occupation, {})[r.model] = row.mean_signed_gap
+    order = sorted(gaps, key=lambda o: (shares[o] is None, shares[o] or 0.0, o))
+    maker = cells.TableMaker(
+        id="extrinsic-occupations",
+        title="STS-bias per occupation",
+        caption="Mean signed gap sim(man, occupation) - sim(woman, occupation) over the "
+        "templates: above 0, the occupation sentence is judged closer to the man sentence. "
+        "Occupations sorted by the share of women (U.S. BLS, Winogender's list).",
+        columns=["Occupation", "% women", *models],
+    )
+    digits = digits_for([v for row in gaps.values() for v in row.values()])
+    for o in order:
+        maker.add(
+            [
+                cells.text(o),
+                cells.number(shares[o], 1),
+                *(cells.number(gaps[o].get(m), digits) for m in models),
+            ]
+        )
+    return maker.table()
+
+
+def extrinsic_correlations(index: MeasurementIndex) -> list[CorrelationRecord]:
+    """The correlations of an extrinsic with an intrinsic measure, extrinsic as `y`."""
+    found: list[CorrelationRecord] = []
+    for c in index.result.correlations:
+        x_ext = index.cards.has_role(c.x.measure, "extrinsic")
+        y_ext = index.cards.has_role(c.y.measure, "extrinsic")
+        if x_ext == y_ext:
+            continue
+        if x_ext:
+            c = c.model_copy(update={"x": c.y, "y": c.x})
+        found.append(c)
+    return found
+
+
+def correlation_table(index: MeasurementIndex) -> Table | None:
+    """Intrinsic measures (rows) x extrinsic ones (columns): Kendall tau and its p-value."""
+    found = extrinsic_correlations(index)
+    if not found:
+        return None
+    rows = unique((c.x.measure, c.x.dataset) for c in found)
+    columns = unique((c.y.measure, c.y.dataset) for c in found)
+    at = {((c.x.measure, c.x.dataset), (c.y.measure, c.y.dataset)): c for c in found}
+    n = max(c.n for c in found)
+    maker = cells.TableMaker(
+        id="intrinsic-extrinsic",
+        title="Intrinsic against extrinsic measures across models",
+        caption=f"Kendall τ (p-value) across the {plural(n, 'model')} with both values "
+        f"(Pearson and Spearman in the note and in Correlation between measures). "
+        f"{KANEKO_2022}, Table 3, found weak correlations for most pairs. "
+        + (
+            f"With fewer than {MIN_MODELS} models no correlation can be concluded."
+            if n < MIN_MODELS
+            else ""
+        ),
+        columns=["Intrinsic measure", *(_series_label(index, *c) for c in columns)],
+    )
+    for row in rows:
+        line = [cells.text(_series_label(index, *row), sub="scorers: " + _scorers_of(index, *row))]
+        for column in columns:
+            c = at.get((row, column))
+            if c is None:
+                line.append(cells.text("—"))
+                continue
+            note = (
+                f"{c.n} models; Pearson {fmt_num(c.pearson_r, 2)} (p {fmt_p(c.pearson_p)}), "
+                f"Spearman {fmt_num(c.spearman_rho, 2)} (p {fmt_p(c.spearman_p)})"
+            )
+            if not c.conclusive:
+                note = f"too few models to conclude; {note}"
+            line.append(
+                cells.Cell(
+                    kind="number",
+                    value=c.kendall_tau,
+                    digits=2,
+                    note=f"p {fmt_p(c.kendall_p)}; {note}",
+                    emphasis="" if c.conclusive else "warn",
+                )
+            )
+        maker.add(line)
+    return maker.table()
+
+
+def dev_blocks(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> list[SummaryBlock]:
+    """A plain statement of the models whose fine-tuning did not learn the task."""
+    failed = [r for r in records if r.dev_check is not None and not r.dev_check.passed]
+    if not failed:
+        return []
+    items = [
+        f"{r.model} ({_task_title(index, r, short=True)}): dev {r.dev_check.metric} "  # type: ignore[union-attr]
+        f"{fmt_num(r.dev_check.value, 2)} < {r.dev_check.floor:.2f}"  # type: ignore[union-attr]
+        for r in failed
+    ]
+    return [
+        SummaryBlock(
+            heading="Fine-tuning did not learn the task.",
+            text=f"{plural(len(failed), 'fine-tuned model')} scored below the dev floor; "
+            "their extrinsic values measure an unlearned task and are shown for completeness "
+            "only:",
+            items=items,
+            emphasis="warn",
+        )
+    ]
+
+
+def extrinsic_sections(index: MeasurementIndex) -> list[Section]:
+    """The Extrinsic bias section; none for an audit without extrinsic tasks."""
+    records = list(index.result.extrinsic)
+    if not records:
+        return []
+    tables = [results_table(index, records)]
+    if (corr := correlation_table(index)) is not None:
+        tables.append(corr)
+    if (occupations := occupation_table(index, records)) is not None:
+        tables.append(occupations)
+    charts = [
+        chart
+        for task in unique(r.task for r in records)
+        if (chart := curve_chart(index, task, [r for r in records if r.task == task])) is not None
+    ]
+    return [
+        Section(
+            id="extrinsic",
+            title="Extrinsic bias",
+            intro="Bias measured in a downstream task after fine-tuning each model, and how "
+            "it relates to the intrinsic measures of this report "
+            f"({KANEKO_2022}: intrinsic measures alone must not decide a deployment).",
+            blocks=dev_blocks(index, records),
+            tables=tables,
+            charts=charts,
+        )
+    ]
+
+
+def summary_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
+    """Page 1: each task's range over the models, and what the correlation with the
+    intrinsic measures showed."""
+    records = list(index.result.extrinsic)
+    if not records:
+        return []
+    blocks: list[SummaryBlock] = []
+    for task in unique(r.task for r in records):
+        mine = [r for r in records if r.task == task and r.value is not None]
+        if not mine:
+            continue
+        low = min(mine, key=lambda r: r.value or 0.0)
+        high = max(mine, key=lambda r: r.value or 0.0)
+        failed = sum(r.dev_check is not None and not r.dev_check.passed for r in mine)
+        digits = digits_for([r.value for r in mine])
+        text = (
+            f"{_task_title(index, mine[0])} on {plural(len(mine), 'fine-tuned model')}: from "
+            f"{fmt_num(low.value, digits)} ({low.model}) to {fmt_num(high.value, digits)} "
+            f"({high.model})"
+        )
+        if failed:
+            text += f"; {failed} did not learn the task (dev check)"
+        blocks.append(SummaryBlock(heading="Extrinsic bias.", text=text + ". See Extrinsic bias."))
+    found = extrinsic_correlations(index)
+    if found:
+        blocks.append(
+            SummaryBlock(
+                heading="Intrinsic vs extrinsic.",
+                text=upper_first(correlation_sentence(index, found)),
+                emphasis="warn",
+            )
+        )
+    return blocks
+
+
+def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]) -> str:
+    """What the intrinsic-extrinsic correlations showed, from their numbers."""
+    n = max(c.n for c in found)
+    taus = [c.kendall_tau for c in found if c.kendall_tau is not None]
+    if n < MIN_MODELS or not taus:
+        return (
+            f"{plural(len(found), 'intrinsic-extrinsic pair')} over {plural(n, 'model')}: too "
+            f"few models (fewer than {MIN_MODELS}) to conclude whether the intrinsic measures "
+            "track the downstream bias."
+        )
+    strongest = max(found, key=lambda c: abs(c.kendall_tau or 0.0))
+    significant = [c for c in found if c.kendall_p is not None and c.kendall_p < 0.05]
+    return (
+        f"across {plural(n, 'model')}, Kendall τ between the intrinsic measures and the "
+        f"extrinsic ones ranged from {min(taus):.2f} to {max(taus):.2f}; the strongest was "
+        f"{_series_label(index, strongest.x.measure, strongest.x.dataset)} with "
+        f"{_series_label(index, strongest.y.measure, strongest.y.dataset)} "
+        f"(τ {fmt_num(strongest.kendall_tau, 2)}, "
+        f"p {fmt_p(strongest.kendall_p)}); {len(significant)} of {len(found)} pairs had "
+        "p < 0.05. An intrinsic measure can rank these models differently from their "
+        "downstream bias."
+    )
