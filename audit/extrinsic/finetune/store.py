@@ -317,6 +317,52 @@ def _description(
     }
 
 
+#: Fine-tunes a resolved setting into `work_dir`, calling back at the curve steps.
+_Train = Callable[[FineTuneSettings, Path, Callable[[int, "TaskModel"], None] | None], "FineTuned"]
+
+
+def _cached(
+    loaded: LoadedModel,
+    *,
+    kind: Literal["regression", "classification"],
+    task: str,
+    task_options: Mapping[str, Any],
+    settings: FineTuneSettings,
+    data_sha256: str,
+    cache_dir: Path,
+    train: _Train,
+    on_checkpoint: CurveCallback | None,
+) -> StoredFineTune:
+    """What both heads share: resolve the settings, key the artefact (the key
+    `regression_key` / `classifier_key` give), then read it or fine-tune and store it."""
+    if settings.seed is None:
+        raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
+    resolved = settings.resolved(loaded.model_type, settings.seed)
+    key = finetune_key(
+        model_fingerprint=loaded.fingerprint,
+        task=task,
+        task_options=task_options,
+        settings=resolved,
+        data_sha256=data_sha256,
+    )
+    description = _description(
+        loaded,
+        key=key,
+        kind=kind,
+        task=task,
+        task_options=task_options,
+        settings=resolved,
+        data_sha256=data_sha256,
+    )
+    store = FineTuneStore.of(cache_dir, key)
+    return _ensure(
+        store,
+        description,
+        lambda work_dir, callback: train(resolved, work_dir, callback),
+        on_checkpoint,
+    )
+
+
 def cached_regression(
     loaded: LoadedModel,
     train_rows: Sequence[ScoredPair],
@@ -336,31 +382,11 @@ def cached_regression(
     arrays are kept as each curve step's point. `settings.seed` must be filled in."""
     from audit.extrinsic.finetune.regression import finetune_regression
 
-    if settings.seed is None:
-        raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
-    resolved = settings.resolved(loaded.model_type, settings.seed)
-    data_sha = regression_data_sha256(train_rows, dev_rows)
-    key = regression_key(
-        model_fingerprint=loaded.fingerprint,
-        model_type=loaded.model_type,
-        task=task,
-        task_options=task_options,
-        settings=resolved,
-        train_rows=train_rows,
-        dev_rows=dev_rows,
-    )
-    store = FineTuneStore.of(cache_dir, key)
-    description = _description(
-        loaded,
-        key=key,
-        kind="regression",
-        task=task,
-        task_options=task_options,
-        settings=resolved,
-        data_sha256=data_sha,
-    )
-
-    def train(work_dir: Path, callback: Callable[[int, TaskModel], None] | None) -> FineTuned:
+    def train(
+        resolved: FineTuneSettings,
+        work_dir: Path,
+        callback: Callable[[int, TaskModel], None] | None,
+    ) -> FineTuned:
         return finetune_regression(
             loaded,
             train_rows,
@@ -373,7 +399,17 @@ def cached_regression(
             stop_after=stop_after,
         )
 
-    return _ensure(store, description, train, on_checkpoint)
+    return _cached(
+        loaded,
+        kind="regression",
+        task=task,
+        task_options=task_options,
+        settings=settings,
+        data_sha256=regression_data_sha256(train_rows, dev_rows),
+        cache_dir=cache_dir,
+        train=train,
+        on_checkpoint=on_checkpoint,
+    )
 
 
 def cached_classifier(
@@ -394,33 +430,13 @@ def cached_classifier(
     """`cached_regression` for a classification head (`labels` as `finetune_classifier`)."""
     from audit.extrinsic.finetune.classification import class_labels, finetune_classifier
 
-    if settings.seed is None:
-        raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
-    resolved = settings.resolved(loaded.model_type, settings.seed)
     classes = class_labels(train_rows, labels)
-    data_sha = classification_data_sha256(train_rows, dev_rows, classes)
-    key = classifier_key(
-        model_fingerprint=loaded.fingerprint,
-        model_type=loaded.model_type,
-        task=task,
-        task_options=task_options,
-        settings=resolved,
-        train_rows=train_rows,
-        dev_rows=dev_rows,
-        labels=classes,
-    )
-    store = FineTuneStore.of(cache_dir, key)
-    description = _description(
-        loaded,
-        key=key,
-        kind="classification",
-        task=task,
-        task_options=task_options,
-        settings=resolved,
-        data_sha256=data_sha,
-    )
 
-    def train(work_dir: Path, callback: Callable[[int, TaskModel], None] | None) -> FineTuned:
+    def train(
+        resolved: FineTuneSettings,
+        work_dir: Path,
+        callback: Callable[[int, TaskModel], None] | None,
+    ) -> FineTuned:
         return finetune_classifier(
             loaded,
             train_rows,
@@ -434,7 +450,17 @@ def cached_classifier(
             stop_after=stop_after,
         )
 
-    return _ensure(store, description, train, on_checkpoint)
+    return _cached(
+        loaded,
+        kind="classification",
+        task=task,
+        task_options=task_options,
+        settings=settings,
+        data_sha256=classification_data_sha256(train_rows, dev_rows, classes),
+        cache_dir=cache_dir,
+        train=train,
+        on_checkpoint=on_checkpoint,
+    )
 
 
 def load_finetuned(
