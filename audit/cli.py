@@ -194,8 +194,8 @@ def plan(
     in the score cache; then what is skipped, and which measures will compute nothing
     and why."""
     from audit.display import make_display
-    from audit.engine import RunSettings, prepare
-    from audit.listing import describe_plan
+    from audit.engine import RunSettings, plan_audit
+    from audit.pipeline.plan_text import describe_plan
     from audit.spec.loader import load_spec
 
     def action() -> str:
@@ -205,8 +205,9 @@ def plan(
         )
         from audit.scoring.cache import ScoreCache
 
-        prepared = prepare(loaded, settings, make_display())
-        return describe_plan(prepared, ScoreCache(settings.cache_dir))
+        # the very function `audit run` plans with: the plan printed is the plan run
+        plan = plan_audit(loaded, settings, make_display())
+        return describe_plan(plan, ScoreCache(settings.cache_dir))
 
     typer.echo(_user_errors(action))
 

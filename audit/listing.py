@@ -1,4 +1,5 @@
-"""Plain-text listings for the CLI: registries (`audit list`) and plans (`audit plan`)."""
+"""Plain-text listings for the CLI: registries (`audit list`) and the gates' verdicts of
+`audit run` (the plan's text, `audit plan`, is `audit.pipeline.plan_text`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,7 @@ from audit.cards import PluginCard
 from audit.registry import PluginEntry, Registry
 
 if TYPE_CHECKING:
-    from audit.data.items import LoadedDataset
-    from audit.engine import Prepared
     from audit.results import GateVerdict
-    from audit.scoring.cache import ScoreCache
 
 
 def _registry(kind: str) -> Registry[Any, Any]:
@@ -159,40 +157,6 @@ def describe_registry(kind: str, *, verbose: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _item_count(ds: LoadedDataset) -> str:
-    """'5 pairs', '320 template items' or '300 sentences' (labelled): the dataset's items."""
-    n = ds.rows_kept
-    if ds.shape == "labelled":
-        return f"{n:,} sentence{'s' if n != 1 else ''}"
-    if any(item.probe is not None for item in ds.pair_items()):
-        return f"{n:,} template item{'s' if n != 1 else ''}"
-    return f"{n:,} pair{'s' if n != 1 else ''}"
-
-
-def idle_measures(prepared: Prepared) -> list[tuple[str, str]]:
-    """(measure label, why) for every measure of the spec that will compute nothing."""
-    from audit.measures.catalog import MEASURES
-    from audit.plan import CORPUS_SHAPE
-    from audit.spec.checks import held_shapes, shape_needs
-
-    planned = {t.measure for t in prepared.plan.measures}
-    planned |= {t.measure for t in prepared.plan.corpus_measures}
-    shapes = {ds.shape for ds in prepared.datasets.values()}
-    idle: list[tuple[str, str]] = []
-    for ref in prepared.loaded.spec.measures:
-        if ref.id in planned:
-            continue
-        fits = MEASURES.entry(ref.name).shape
-        if fits != CORPUS_SHAPE and fits not in shapes:
-            why = (
-                f"the spec's datasets hold only {held_shapes(shapes)}; it needs {shape_needs(fits)}"
-            )
-        else:
-            why = f"no scoring unit feeds it: every unit on its {fits} datasets is skipped"
-        idle.append((ref.id.label, why))
-    return idle
-
-
 #: Verdicts in the order a reader needs them: what failed first.
 _VERDICT_ORDER = {"FAIL": 0, "INCONCLUSIVE": 1, "PASS": 2}
 
@@ -286,185 +250,3 @@ def gate_summary(verdicts: Sequence[GateVerdict], exit_code: int) -> list[str]:
         else "see the gates above"
     )
     return [head, f"Exit code {exit_code}: {meaning}."]
-
-
-def describe_variants(prepared: Prepared) -> list[str]:
-    """Each variant job: cached, or to train (resuming where a checkpoint is) with its
-    steps and a rough time; the scoring units of untrained variants are planned after
-    they are trained."""
-    plan = prepared.variants
-    if plan is None:
-        return []
-    from audit.display import format_duration
-    from audit.variants.jobs import estimate_seconds, measured_speed, speed_key
-
-    lines = ["Variants:"]
-    peak: float | None = None
-    missing_seconds = 0.0
-    missing = 0
-    for job in plan.jobs:
-        what = f"{job.method.label} of {job.base} on {job.corpus.name}"
-        if job.cached:
-            lines.append(f"  {job.model_id}: {what}: trained, in the cache")
-            continue
-        missing += 1
-        steps = job.total_steps()
-        base = prepared.models[job.base]
-        speed = measured_speed(
-            prepared.settings.cache_dir, speed_key(job, base.fingerprint, base.device)
-        )
-        if speed is not None:
-            seconds = speed * steps
-        else:
-            if peak is None:
-                peak = _matmul_peak()
-            n_parameters = _known_parameters_of(prepared, job.base)
-            seconds = estimate_seconds(job, n_parameters=n_parameters, flops_per_second=peak)
-        missing_seconds += seconds
-        state = "to train, resuming from a checkpoint" if job.resumable else "to train"
-        lines.append(
-            f"  {job.model_id}: {what}: {state}: {steps:,} steps x {job.training.batch_size} "
-            f"of {job.data.n_examples():,} examples, about {format_duration(seconds)} on "
-            f"{base.device}"
-        )
-    if missing:
-        lines.append(
-            f"  {missing} of {len(plan.jobs)} to train, about {format_duration(missing_seconds)} "
-            "in all (rough: from earlier trainings of the same shape on this machine, else "
-            "from the parameter count and the matmul speed); their scoring units are "
-            "planned once they are trained"
-        )
-    return lines
-
-
-def describe_extrinsic(prepared: Prepared) -> list[str]:
-    """Each extrinsic task on each of its models: fine-tuned (in the cache) or to
-    fine-tune; a variant not trained yet is fine-tuned after its training."""
-    if not prepared.extrinsic:
-        return []
-    from audit.extrinsic.finetune.store import FineTuneStore
-
-    seed = prepared.loaded.spec.seed
-    lines = ["Extrinsic tasks:"]
-    for task in prepared.extrinsic:
-        steps = task.total_steps()
-        lines.append(
-            f"  {task.name} ({task.data.kind} head on {len(task.data.train):,} examples, "
-            f"{steps:,} steps x {task.spec.finetune.batch_size}, a curve point every "
-            f"{task.spec.finetune.checkpoint_every:,} steps):"
-        )
-        for model_id in task.models:
-            model = prepared.models.get(model_id)
-            if model is None:
-                lines.append(f"    {model_id}: to fine-tune once the variant is trained")
-                continue
-            key = task.cache_key(model.fingerprint, model.model_type, seed)
-            store = FineTuneStore.of(prepared.settings.cache_dir, key)
-            if store.is_done():
-                state = "fine-tuned, in the cache"
-            elif store.has_checkpoint():
-                state = "to fine-tune, resuming from a checkpoint"
-            else:
-                state = "to fine-tune"
-            lines.append(f"    {model_id}: {state} (key {key[:8]})")
-    return lines
-
-
-def _known_parameters_of(prepared: Prepared, model_id: str) -> int:
-    """Parameters of a base model: from its last load, else from its weight files' size."""
-    import json
-
-    model = prepared.models[model_id]
-    facts = prepared.settings.cache_dir / "models" / f"{model.fingerprint}.json"
-    if facts.exists():
-        value = json.loads(facts.read_text()).get("n_parameters")
-        if isinstance(value, int):
-            return value
-    size = sum(p.stat().st_size for paths in model.resolved.files.values() for p in paths)
-    bytes_per_parameter = 0.6 if model.resolved.is_gguf else 4.0
-    return int(size / bytes_per_parameter)
-
-
-def _matmul_peak() -> float:
-    """Float32 FLOP/s of a 1024 x 1024 matmul on this machine (best of 5)."""
-    import time
-
-    import torch
-
-    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
-    torch.mm(a, b)
-    best = float("inf")
-    for _ in range(5):
-        started = time.perf_counter()
-        torch.mm(a, b)
-        best = min(best, time.perf_counter() - started)
-    return 2 * 1024**3 / best
-
-
-def describe_plan(prepared: Prepared, cache: ScoreCache | None = None) -> str:
-    """What `audit run` would do: datasets, models, units (with the sentences each scores,
-    counted as the run counts them, and how many are already in the score cache),
-    measures, what is skipped and what will compute nothing, and why."""
-    lines = ["Datasets:"]
-    for ds in prepared.datasets.values():
-        lines.append(f"  {ds.name}: {_item_count(ds)} ({ds.source})")
-    lines.append("Models:")
-    for model_id, model in prepared.models.items():
-        lines.append(
-            f"  {model_id}: {model.model_type} LM, {model.resolved.source}, "
-            f"fingerprint {model.fingerprint[:12]}, {model.precision}"
-        )
-    lines += describe_variants(prepared)
-    lines += describe_extrinsic(prepared)
-    lines.append("Scoring units (model x dataset x scorer -> measures):")
-    total = to_score = 0
-    for unit in prepared.plan.units:
-        measures = [t.measure.label for t in prepared.plan.measures if t.unit == unit]
-        dataset = prepared.datasets[unit.dataset]
-        work = ""
-        if cache is not None:
-            from audit.scoring.runner import planned_work
-
-            model = prepared.models[unit.model]
-            sentences, cached = planned_work(
-                unit,
-                dataset=dataset,
-                cache=cache,
-                fingerprint=model.fingerprint,
-                precision=model.precision,
-            )
-            total += sentences
-            to_score += sentences - cached
-            items = _item_count(dataset)
-            work = (
-                f": {items}"
-                if items.endswith(" sentences")
-                else f": {items} ({sentences:,} sentences)"
-            )
-            if cached:
-                work += (
-                    "; all in the cache" if cached == sentences else f"; {cached:,} in the cache"
-                )
-        lines.append(
-            f"  {unit.model} x {unit.dataset} x {unit.scorer.label} -> "
-            f"{', '.join(measures) or '-'}{work}"
-        )
-    for task in prepared.plan.corpus_measures:
-        lines.append(f"  corpus measure: {task.measure.label}")
-    if cache is not None and prepared.plan.units:
-        cached_all = total - to_score
-        lines.append(
-            f"  in all: {total:,} sentences; {to_score:,} to score"
-            + (f", {cached_all:,} already in the cache" if cached_all else "")
-        )
-    if prepared.plan.skipped:
-        lines.append("Skipped:")
-        for skipped in prepared.plan.skipped:
-            lines.append(
-                f"  {skipped.model} x {skipped.dataset} x {skipped.scorer.label}: {skipped.reason}"
-            )
-    idle = idle_measures(prepared)
-    if idle:
-        lines.append("Computes nothing:")
-        lines += [f"  {label}: {why}" for label, why in idle]
-    return "\n".join(lines)

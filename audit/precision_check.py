@@ -26,7 +26,7 @@ import dataclasses
 import functools
 import hashlib
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -41,17 +41,13 @@ from audit.scoring.units import ScoreUnit
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
     from audit.display import Display
-    from audit.engine import Prepared, PreparedModel, RunSettings
-    from audit.models.loaded import LoadedModel
+    from audit.models.prepared import ModelLoader, PreparedModel
     from audit.models.sources import ModelSpec
 
 #: The dtypes that are checked against float32.
 REDUCED_DTYPES = frozenset({"bfloat16", "float16"})
 #: What the check scores in.
 REFERENCE_DTYPE = "float32"
-
-PrepareModel = Callable[["ModelSpec", "RunSettings"], "PreparedModel"]
-LoadModel = Callable[["PreparedModel", "RunSettings", "Display"], "LoadedModel"]
 
 
 def sample_positions(n_items: int, size: int, *, seed: int, dataset: str) -> list[int]:
@@ -142,45 +138,45 @@ def reduced_dtype(spec: ModelSpec) -> str | None:
 
 
 def run_precision_checks(
-    prepared: Prepared,
-    cache: ScoreCache,
-    display: Display,
+    models: Iterable[tuple[str, PreparedModel]],
+    units: Sequence[ScoreUnit],
+    datasets: Mapping[str, LoadedDataset],
     *,
-    prepare: PrepareModel,
-    load: LoadModel,
+    seed: int,
+    cache: ScoreCache,
+    loader: ModelLoader,
+    display: Display,
 ) -> list[PrecisionCheck]:
     """Score the sample of every reduced-precision model's units in float32 (missing cache
-    entries only) and compare; `prepare` and `load` are the engine's model preparation
-    and loading (a float32 copy of the model's spec)."""
+    entries only) and compare. `models` are the run's models (id, prepared model) in run
+    order; `loader` prepares and loads the float32 copy of a model's spec."""
     checked = [
         (model_id, model, dtype)
-        for model_id, model in prepared.models.items()
+        for model_id, model in models
         if (dtype := reduced_dtype(model.spec)) is not None
     ]
     if not checked:
         return []
     display.stage("precision check")
-    seed = prepared.loaded.spec.seed
-    settings = prepared.settings
     records: list[PrecisionCheck] = []
     for model_id, model, dtype in checked:
-        units = [u for u in prepared.plan.units if u.model == model_id]
-        if not units:
+        mine = [u for u in units if u.model == model_id]
+        if not mine:
             continue
         size = model.spec.precision_check
         samples = {
-            name: sample_dataset(prepared.datasets[name], size, seed=seed)
-            for name in dict.fromkeys(u.dataset for u in units)
+            name: sample_dataset(datasets[name], size, seed=seed)
+            for name in dict.fromkeys(u.dataset for u in mine)
         }
-        reference = prepare(model.spec.model_copy(update={"dtype": REFERENCE_DTYPE}), settings)
+        reference = loader.prepare(model.spec.model_copy(update={"dtype": REFERENCE_DTYPE}))
         handle = ModelHandle(
             model_id=model_id,
             fingerprint=reference.fingerprint,
             precision=reference.precision,
-            load=functools.partial(load, reference, settings, display),
+            load=functools.partial(loader.load, reference),
         )
         try:
-            for unit in units:
+            for unit in mine:
                 sample = samples[unit.dataset]
                 if not sample.items:
                     continue

@@ -7,15 +7,17 @@ Which studies apply:
 - correlations: when at least two models were measured and two (measure, dataset)
   series exist; a model's value for a series comes from the first of its scorers that
   measured it, so masked and causal models can be compared; below 5 models the records
-  say that no correlation can be concluded;
+  say that no correlation can be concluded. The series are the intrinsic measurements'
+  (in their order), then the extrinsic tasks' (one per task measure and dataset, from
+  the `ExtrinsicRecord`s), so an intrinsic measure is correlated with an extrinsic one;
 - comparisons: every two models scored with the same scorer on the same dataset, for
   every resamplable measure with an ideal value, group `all`; the later model in the spec
   is the candidate (A), the earlier one the baseline (B). A variant is compared with its
   own base only (A = the variant, B = the base). None when the spec sets
   `bootstrap: 0` (no intervals): the paired test is a bootstrap.
 
-Inputs are plain: the settings, the plan, the score frames by unit and the measurements;
-nothing here knows the engine.
+Inputs are plain: the settings, the plan, the score frames by unit, the measurements and
+the extrinsic records; nothing here knows the run's orchestration.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from audit.display import Display
+    from audit.extrinsic.records import ExtrinsicRecord
     from audit.plan import MeasureTask, Plan
     from audit.spec.models import RobustnessSpec
 
@@ -93,6 +96,7 @@ def run_studies(
     frames: Mapping[UnitKey, pd.DataFrame],
     measurements: list[Measurement],
     display: Display,
+    extrinsic: Sequence[ExtrinsicRecord] = (),
 ) -> Studies:
     """Robustness, comparisons and correlations of one audit (see the module docstring)."""
     from audit.measures.catalog import MEASURES
@@ -150,26 +154,33 @@ def run_studies(
                             **common,
                         )
                     )
-    studies.correlations = correlations(settings, measurements)
+    studies.correlations = correlations(settings, measurements, extrinsic)
     return studies
 
 
 def correlations(
-    settings: StudySettings, measurements: list[Measurement]
+    settings: StudySettings,
+    measurements: list[Measurement],
+    extrinsic: Sequence[ExtrinsicRecord] = (),
 ) -> list[CorrelationRecord]:
-    """Correlation of every two (measure, dataset) series across the audit's models."""
+    """Correlation of every two (measure, dataset) series across the audit's models: the
+    intrinsic measurements' series, then the extrinsic records'."""
     from audit.stats.correlation import correlate_measures
 
     series: dict[MeasureSeries, dict[str, float | None]] = {}
+
+    def add(measure: PluginId, dataset: str, model: str, value: float | None) -> None:
+        key = MeasureSeries(measure=measure, dataset=dataset, label=f"{measure.label} on {dataset}")
+        values = series.setdefault(key, {})
+        if model not in values:  # first scorer (or task) that measured this model
+            values[model] = value
+
     for m in measurements:
         if m.group != "all" or m.model == "corpus":
             continue
-        key = MeasureSeries(
-            measure=m.measure, dataset=m.dataset, label=f"{m.measure.label} on {m.dataset}"
-        )
-        values = series.setdefault(key, {})
-        if m.model not in values:  # first scorer that measured this model
-            values[m.model] = m.value if m.status == "ok" else None
+        add(m.measure, m.dataset, m.model, m.value if m.status == "ok" else None)
+    for record in extrinsic:
+        add(record.measure, record.dataset, record.model, record.value)
     measured = {model for values in series.values() for model in values}
     if len(measured) < 2 or len(series) < 2:
         return []

@@ -46,7 +46,7 @@ from common import (
 )
 
 from audit.display import PlainDisplay
-from audit.engine import RunSettings, prepare, run_audit
+from audit.engine import RunSettings, plan_audit, run_audit
 from audit.models.load import load_model
 from audit.models.loaded import LoadedModel
 from audit.scoring.causal import causal_log_likelihoods, causal_token_ids
@@ -100,10 +100,10 @@ def with_dtype(loaded: LoadedSpec, dtype: str) -> LoadedSpec:
 
 def demo_sentences(loaded: LoadedSpec, settings: RunSettings) -> list[str]:
     """Every sentence the demo's `ll` units score, once each, as the run's cache has them."""
-    prepared = prepare(loaded, settings, PlainDisplay(interval=600))
+    plan = plan_audit(loaded, settings, PlainDisplay(interval=600))
     texts: dict[str, None] = {}
-    for unit in prepared.plan.units:
-        for job in unit_jobs(unit.scorer, prepared.datasets[unit.dataset]):
+    for unit in plan.units:
+        for job in unit_jobs(unit.scorer, plan.datasets[unit.dataset]):
             texts.update(dict.fromkeys(job.texts))
     return list(texts)
 

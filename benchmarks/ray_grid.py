@@ -211,13 +211,10 @@ def driver_stages(minilm: Path, data_dir: Path) -> dict[str, Any]:
     """The driver's stages after scoring (score table, measures, studies) on the full
     datasets for four models, their scores random numbers put into the cache."""
     from audit.display import SilentDisplay
-    from audit.engine import (
-        RunSettings,
-        assemble_scores,
-        compute_measurements,
-        prepare,
-        study_settings,
-    )
+    from audit.engine import RunSettings, plan_audit
+    from audit.pipeline.measuring import assemble_scores, compute_measurements
+    from audit.pipeline.records import study_settings
+    from audit.pipeline.worker import RunModels
     from audit.scoring.base import SentenceScore
     from audit.scoring.cache import ModelIdentity, ScoreCache
     from audit.scoring.runner import open_namespace, unit_jobs
@@ -245,13 +242,14 @@ report: {{formats: []}}
         root = Path(tmp)
         (root / "spec.yaml").write_text(spec)
         settings = RunSettings(out_dir=root, cache_dir=root / "cache", data_dir=data_dir)
-        prepared = prepare(load_spec(root / "spec.yaml"), settings, SilentDisplay())
+        plan = plan_audit(load_spec(root / "spec.yaml"), settings, SilentDisplay())
+        models = RunModels.of(plan)
         cache = ScoreCache(settings.cache_dir)
-        for unit in prepared.plan.units:
-            model = prepared.models[unit.model]
+        for unit in plan.units:
+            model = models[unit.model]
             identity = ModelIdentity(model.fingerprint, model.precision)
             namespace = open_namespace(unit.scorer, cache, identity)
-            jobs = unit_jobs(unit.scorer, prepared.datasets[unit.dataset])
+            jobs = unit_jobs(unit.scorer, plan.datasets[unit.dataset])
             namespace.put_many(
                 {
                     j.key: tuple(SentenceScore(-rng.uniform(10, 60), 10) for _ in j.texts)
@@ -261,15 +259,15 @@ report: {{formats: []}}
             namespace.close()
         timings = {}
         started = time.monotonic()
-        scores = assemble_scores(prepared, cache)
+        scores = assemble_scores(plan, models, cache)
         timings["assemble_scores"] = time.monotonic() - started
         started = time.monotonic()
-        measurements = compute_measurements(prepared, scores)
+        measurements = compute_measurements(plan, scores)
         timings["measures"] = time.monotonic() - started
         started = time.monotonic()
         run_studies(
-            study_settings(prepared.loaded.spec, prepared),
-            prepared.plan,
+            study_settings(plan, models),
+            plan.scoring,
             unit_frames(scores),
             measurements,
             SilentDisplay(),

@@ -15,7 +15,7 @@ import torch
 from pydantic import ValidationError
 
 from audit.display import SilentDisplay
-from audit.engine import RunSettings, prepare_model
+from audit.engine import RunSettings
 from audit.errors import ModelSourceError
 from audit.ids import PluginId
 from audit.models import load as load_module
@@ -24,6 +24,7 @@ from audit.models.load import load_model
 from audit.models.loaded import LoadedModel
 from audit.models.placement import input_device, is_spread, placement_kwargs, spread_over
 from audit.models.precision import model_precision
+from audit.models.prepared import prepare_model
 from audit.models.quantization import check_quantization, quantization_suffix
 from audit.models.sources import Quantization
 from audit.scoring.cache import ModelIdentity, ScoreCache
@@ -256,7 +257,7 @@ def test_score_cache_key_has_dtype_not_device_map(
 def test_float32_load_for_training_ignores_the_reduced_dtype(
     tiny_models: dict[str, Path], tmp_path: Path
 ) -> None:
-    from audit.engine import load_prepared_model
+    from audit.models.prepared import load_prepared_model
 
     settings = RunSettings(out_dir=tmp_path / "out", cache_dir=tmp_path / "cache", device="cpu")
     model = prepare_model(_spec(tiny_models["bert"], dtype="bfloat16"), settings)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from audit.display import SilentDisplay
-from audit.engine import RunOutcome, RunSettings, prepare, run_audit
+from audit.engine import RunOutcome, RunSettings, plan_audit, run_audit
 from audit.errors import AuditUserError
-from audit.listing import describe_plan
+from audit.pipeline.plan_text import describe_plan
 from audit.spec.loader import load_spec
 from tests.models.tiny import save_tiny_bert, save_tiny_gpt2
 
@@ -151,7 +151,7 @@ def test_second_run_trains_nothing(
     first, cache = first_run
     loaded = load_spec(spec_dir / "spec.yaml")
     plan_text = describe_plan(
-        prepare(loaded, _settings(spec_dir / "o", cache, shared_data), SilentDisplay())
+        plan_audit(loaded, _settings(spec_dir / "o", cache, shared_data), SilentDisplay())
     )
     assert plan_text.count("trained, in the cache") == 6
     second = run_audit(loaded, _settings(spec_dir / "out2", cache, shared_data), SilentDisplay())
@@ -165,11 +165,13 @@ def test_plan_before_training_lists_what_to_train(
 ) -> None:
     loaded = load_spec(spec_dir / "spec.yaml")
     text = describe_plan(
-        prepare(loaded, _settings(tmp_path / "o", tmp_path, shared_data), SilentDisplay())
+        plan_audit(loaded, _settings(tmp_path / "o", tmp_path, shared_data), SilentDisplay())
     )
     assert "bert-cda: cda of tiny-bert on corpus.txt: to train: 4 steps x 4" in text
     assert "6 of 6 to train, about" in text
-    assert "bert-cda x" not in text  # scoring units of untrained variants come later
+    # the units of variants not trained yet are planned with the others
+    assert "  bert-cda: masked LM, a variant of tiny-bert trained by this run" in text
+    assert "bert-cda x crows_pairs x cps -> bias_score" in text
 
 
 def test_killed_training_resumes(spec_dir: Path, tmp_path: Path, shared_data: Path) -> None:
@@ -188,7 +190,9 @@ def test_killed_training_resumes(spec_dir: Path, tmp_path: Path, shared_data: Pa
             SilentDisplay(),
         )
     text = describe_plan(
-        prepare(loaded, _settings(tmp_path / "o", tmp_path / "cache", shared_data), SilentDisplay())
+        plan_audit(
+            loaded, _settings(tmp_path / "o", tmp_path / "cache", shared_data), SilentDisplay()
+        )
     )
     assert "gpt2-dropout: dropout of tiny-gpt2 on corpus.txt: to train, resuming" in text
     outcome = run_audit(

@@ -1,0 +1,112 @@
+"""The variants' records of results.json: each variant as trained, the corpora they were
+trained on (Table 1) and the meta-evaluation of every bias_controlled entry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from audit.ids import PluginId
+from audit.results import Measurement
+from audit.variants.records import CorpusRecord, MetaEvaluation, VariantRecord
+
+if TYPE_CHECKING:
+    from audit.extrinsic.records import ExtrinsicRecord
+    from audit.pipeline.audit_plan import AuditPlan
+    from audit.pipeline.training import TrainedVariants
+
+
+@dataclass
+class VariantResults:
+    variants: list[VariantRecord] = field(default_factory=list)
+    corpora: list[CorpusRecord] = field(default_factory=list)
+    meta_evaluations: list[MetaEvaluation] = field(default_factory=list)
+
+
+def variant_records(
+    plan: AuditPlan,
+    trained: TrainedVariants,
+    measurements: list[Measurement],
+    extrinsic: list[ExtrinsicRecord],
+) -> VariantResults:
+    """The variants as trained, their corpora (Table 1) and the meta-evaluation of every
+    bias_controlled entry (over the intrinsic measurements and the extrinsic values)."""
+    from audit.variants.corpus_record import corpus_record
+    from audit.variants.meta_evaluation import meta_evaluate
+    from audit.variants.wordlists import load_gender_word_lists
+
+    out = VariantResults()
+    variants = plan.variants
+    if variants is None:
+        return out
+    spec = plan.loaded.spec
+    for job in variants.jobs:
+        stored = trained.stored[job.model_id]
+        out.variants.append(
+            VariantRecord(
+                id=job.model_id,
+                base=job.base,
+                method=job.method,
+                entry=job.entry,
+                ratio=job.part.ratio,
+                corpus=job.corpus.name,
+                corpus_sha256=job.corpus.sha256,
+                training_examples=job.data.n_examples(),
+                training=job.training.model_dump(mode="json"),
+                key=job.key,
+                cached=job.model_id not in trained.trained_now,
+                summary=stored.summary,
+                probe=stored.probe,
+            )
+        )
+    data_dir = plan.settings.data_dir
+    if data_dir is not None:
+        lists = load_gender_word_lists(data_dir)
+        for sha, corpus in variants.corpora.items():
+            out.corpora.append(
+                corpus_record(
+                    corpus,
+                    lists,
+                    seed=spec.seed,
+                    n_bootstrap=spec.bootstrap,
+                    alpha=spec.alpha,
+                    used_by=variants.corpus_users[sha],
+                )
+            )
+    probes = {v.id: v.probe for v in out.variants}
+    entries: dict[str, list[VariantRecord]] = {}
+    for record in out.variants:
+        if record.method.name == "bias_controlled":
+            entries.setdefault(record.entry, []).append(record)
+    for entry, records in entries.items():
+        out.meta_evaluations.append(
+            meta_evaluate(
+                entry=entry,
+                base=records[0].base,
+                ratio_models=[(r.ratio or 0.0, r.id) for r in records],
+                measurements=[*measurements, *map(meta_evaluation_input, extrinsic)],
+                probes=probes,
+                seed=spec.seed,
+                n_bootstrap=spec.bootstrap,
+                alpha=spec.alpha,
+            )
+        )
+    return out
+
+
+def meta_evaluation_input(record: ExtrinsicRecord) -> Measurement:
+    """An extrinsic value as the meta-evaluation reads a series point: keyed by (task
+    measure, dataset, the fine-tuned head's pooling as its scorer). Only passed to
+    `meta_evaluate`; results.json keeps the value once, in `extrinsic`."""
+    return Measurement(
+        model=record.model,
+        dataset=record.dataset,
+        scorer=PluginId.of("finetune", {"pooling": record.finetune.pooling}),
+        measure=record.measure,
+        value=record.value,
+        ci_low=record.ci_low,
+        ci_high=record.ci_high,
+        n=record.n,
+        status="ok" if record.value is not None else "undefined",
+        note=record.note,
+    )
