@@ -1,7 +1,8 @@
 """Executors run the plan's work: the scoring units grouped by model, so that each model
 is loaded once, and the variant training jobs. The run's side of that work is a `Worker`
-(`audit.engine`): it does a piece of work in this process, and describes it as plain data
-(`ModelRequest`, the units' datasets) for an executor that does it elsewhere.
+(`audit.pipeline.worker.RunWorker`): it does a piece of work in this process, and
+describes it as plain data (`ModelRequest`, the units' datasets) for an executor that
+does it elsewhere.
 `InProcessExecutor` runs everything here, one model after another; `audit.cluster` runs
 it as Ray tasks, and the run (never a worker elsewhere) writes the caches and results."""
 

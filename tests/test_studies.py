@@ -421,3 +421,26 @@ def test_run_studies_correlates_the_measurements_it_is_given() -> None:
     studies, _ = _run(_settings(), measurements=measurements)
     assert studies.correlations == correlations(_settings(), measurements)
     assert len(studies.correlations) == 1
+
+
+def test_extrinsic_records_are_correlated_as_the_run_stored_them() -> None:
+    """An older run (docs/examples/intrinsic-vs-extrinsic) held each extrinsic value also
+    as a `finetune` measurement, which the study correlated; the records as the second
+    input give exactly the same records, in the same order."""
+    from pathlib import Path
+
+    from audit.results_io import read_results
+
+    example = Path(__file__).resolve().parents[1] / "docs/examples/intrinsic-vs-extrinsic"
+    result = read_results(example / "results.json")
+    intrinsic = [m for m in result.measurements if m.scorer.name != "finetune"]
+    assert len(intrinsic) < len(result.measurements)  # the file holds the copies
+    settings = StudySettings(
+        model_order=[m.id for m in result.models],
+        seed=result.audit.seed,
+        alpha=result.audit.alpha,
+        bootstrap=result.audit.bootstrap.resamples,
+    )
+    copies = correlations(settings, result.measurements)
+    assert correlations(settings, intrinsic, result.extrinsic) == copies
+    assert len(copies) == len(result.correlations) == 36

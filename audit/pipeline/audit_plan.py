@@ -111,11 +111,10 @@ class AuditPlan:
     def steps(self) -> list[str]:
         """The plan as one line per piece of work, in the words `executed_steps` uses for
         what a run did: train, score, fine-tune, measure."""
-        lines = [f"train {j.model} ({j.what})" for j in self.training_jobs() if j.kind == "variant"]
+        jobs = self.training_jobs()
+        lines = [f"train {j.model} ({j.what})" for j in jobs if j.kind == "variant"]
         lines += [f"score {unit_line(u.model, u.dataset, u.scorer)}" for u in self.units]
-        lines += [
-            finetune_step(j.what, j.model) for j in self.training_jobs() if j.kind == "finetune"
-        ]
+        lines += [finetune_step(j.what, j.model) for j in jobs if j.kind == "finetune"]
         lines += [
             f"measure {t.measure.label} on {unit_line(t.unit.model, t.unit.dataset, t.unit.scorer)}"
             for t in self.measures
