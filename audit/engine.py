@@ -35,8 +35,7 @@ from audit.spec.loader import LoadedSpec
 if TYPE_CHECKING:
     import pandas as pd
 
-    from audit.extrinsic.records import ExtrinsicRecord
-    from audit.results import Measurement
+    from audit.results import ExtrinsicRecord, Measurement
     from audit.studies import Studies
 
 __all__ = ["RunOutcome", "RunSettings", "executed_steps", "plan_audit", "run_audit"]

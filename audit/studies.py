@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from audit.display import Display
-    from audit.extrinsic.records import ExtrinsicRecord
     from audit.plan import MeasureTask, Plan
+    from audit.results import ExtrinsicRecord
     from audit.spec.models import RobustnessSpec
 
 UnitKey = tuple[str, str, PluginId]  # (model, dataset, scorer)

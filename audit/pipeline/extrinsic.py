@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from audit.display import Display
-    from audit.extrinsic.records import ExtrinsicRecord
     from audit.models.loaded import LoadedModel
     from audit.models.prepared import ModelLoader
     from audit.pipeline.audit_plan import AuditPlan
     from audit.pipeline.worker import RunModels
+    from audit.results import ExtrinsicRecord
 
 
 def run_extrinsic_tasks(

@@ -7,13 +7,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from audit.ids import PluginId
-from audit.results import Measurement
-from audit.variants.records import CorpusRecord, MetaEvaluation, VariantRecord
+from audit.results import CorpusRecord, Measurement, MetaEvaluation, VariantRecord
 
 if TYPE_CHECKING:
-    from audit.extrinsic.records import ExtrinsicRecord
     from audit.pipeline.audit_plan import AuditPlan
     from audit.pipeline.training import TrainedVariants
+    from audit.results import ExtrinsicRecord
 
 
 @dataclass
