@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from audit.comparison.matching import dataset_mismatches, match_models, model_mismatches
 from audit.comparison.paired import PairedTest, compare_pair
-from audit.extrinsic_copies import without_extrinsic_copies
+from audit.finetune_copies import without_finetune_copies
 from audit.results import AuditResult
 from audit.stats.records import ComparisonRecord
 
@@ -36,7 +36,7 @@ def compare_results(
     paired_test: PairedTest,
 ) -> RunComparison:
     """Match the runs' models, list every mismatch, and compare each matched pair."""
-    baseline, candidate = without_extrinsic_copies(baseline), without_extrinsic_copies(candidate)
+    baseline, candidate = without_finetune_copies(baseline), without_finetune_copies(candidate)
     pairs = match_models(baseline, candidate)
     mismatches = dataset_mismatches(baseline, candidate)
     mismatches += model_mismatches(baseline, candidate, pairs)

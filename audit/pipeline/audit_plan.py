@@ -144,27 +144,39 @@ def plan_audit(loaded: LoadedSpec, settings: RunSettings, display: Display) -> A
     started = time.monotonic()
     models = prepare_models(loaded, settings, display)
     timings["models"] = time.monotonic() - started
-    model_types = {model_id: m.model_type for model_id, m in models.items()}
-    order = list(models)
-    plan = AuditPlan(loaded, settings, datasets, models, (), model_types, Plan())
+    plan = AuditPlan(
+        loaded,
+        settings,
+        datasets,
+        models,
+        model_order=tuple(models),
+        model_types={model_id: m.model_type for model_id, m in models.items()},
+        scoring=Plan(),
+        timings=timings,
+    )
     if spec.variants:
         started = time.monotonic()
-        plan.variants = _plan_variant_jobs(models, loaded, settings)
-        plan.probe_occupations = probe_occupations(plan.variants, settings)
-        order = [m for base in models for m in (base, *_variant_ids(plan.variants, base))]
-        for job in plan.variants.jobs:
-            model_types[job.model_id] = model_types[job.base]
-        _prepare_stored_variants(plan)
+        _plan_variants(plan)
         timings["variant_planning"] = time.monotonic() - started
-    plan.model_order = tuple(order)
-    plan.model_types = {model_id: model_types[model_id] for model_id in order}
     if spec.extrinsic:
         started = time.monotonic()
         plan.extrinsic = _plan_extrinsic_tasks(plan)
         timings["extrinsic_planning"] = time.monotonic() - started
     plan.scoring = build_plan(spec, model_types=plan.model_types)
-    plan.timings = timings
     return plan
+
+
+def _plan_variants(plan: AuditPlan) -> None:
+    """The variant jobs, the probe's occupations, and every variant placed right after
+    its base with its base's type; the variants in the cache prepared as models."""
+    variants = _plan_variant_jobs(plan.models, plan.loaded, plan.settings)
+    plan.variants = variants
+    plan.probe_occupations = probe_occupations(variants, plan.settings)
+    bases = plan.model_order
+    plan.model_order = tuple(m for b in bases for m in (b, *_variant_ids(variants, b)))
+    types = plan.model_types | {job.model_id: plan.model_types[job.base] for job in variants.jobs}
+    plan.model_types = {model_id: types[model_id] for model_id in plan.model_order}
+    _prepare_stored_variants(plan)
 
 
 def _variant_ids(variants: VariantPlan, base: str) -> list[str]:

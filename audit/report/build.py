@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from audit.extrinsic_copies import without_extrinsic_copies
+from audit.finetune_copies import without_finetune_copies
 from audit.gates import gate_exit_code
 from audit.report import cells
 from audit.report.caveats import build_caveats
@@ -306,7 +306,7 @@ def build_appendix(index: MeasurementIndex) -> list[Table]:
 
 def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> ReportModel:
     """The report model of `result`; `scores` (scores.parquet) adds distribution charts."""
-    result = without_extrinsic_copies(result)
+    result = without_finetune_copies(result)
     index = MeasurementIndex(result)
     studies = StudyData.of(result)
     gates = build_gates(index)

@@ -15,7 +15,7 @@ from audit.results import AuditResult
 FINETUNE_SCORER = "finetune"
 
 
-def without_extrinsic_copies(result: AuditResult) -> AuditResult:
+def without_finetune_copies(result: AuditResult) -> AuditResult:
     """`result` without the `finetune` measurements that repeat an extrinsic record."""
     recorded = {(r.model, r.dataset, r.measure) for r in result.extrinsic}
     kept = [

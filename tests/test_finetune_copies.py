@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit.extrinsic_copies import FINETUNE_SCORER, without_extrinsic_copies
+from audit.finetune_copies import FINETUNE_SCORER, without_finetune_copies
 from audit.report.build import build_report
 from audit.results_io import read_results
 
@@ -17,7 +17,7 @@ def test_the_copies_of_extrinsic_records_are_skipped() -> None:
     result = read_results(EXAMPLE)
     copies = [m for m in result.measurements if m.scorer.name == FINETUNE_SCORER]
     assert len(copies) == len(result.extrinsic) == 8  # the file has them
-    cleaned = without_extrinsic_copies(result)
+    cleaned = without_finetune_copies(result)
     assert not [m for m in cleaned.measurements if m.scorer.name == FINETUNE_SCORER]
     assert len(cleaned.measurements) == len(result.measurements) - 8
     assert cleaned.extrinsic == result.extrinsic and cleaned.correlations == result.correlations
@@ -26,7 +26,7 @@ def test_the_copies_of_extrinsic_records_are_skipped() -> None:
 def test_a_copy_without_its_record_is_kept() -> None:
     result = read_results(EXAMPLE)
     alone = result.model_copy(update={"extrinsic": result.extrinsic[1:]})
-    kept = [m for m in without_extrinsic_copies(alone).measurements if m.scorer.name == "finetune"]
+    kept = [m for m in without_finetune_copies(alone).measurements if m.scorer.name == "finetune"]
     assert [m.model for m in kept] == [result.extrinsic[0].model]
 
 
