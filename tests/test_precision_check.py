@@ -147,6 +147,43 @@ def test_only_reduced_dtypes_with_a_sample_are_checked() -> None:
     assert reduced_dtype(_spec("bfloat16", 0)) is None
 
 
+def test_the_check_is_given_its_models_and_a_loader(tmp_path: Path) -> None:
+    """No reduced-precision model: nothing is prepared, loaded or scored, and no stage
+    is shown (the loader is a plain object it is given, not the run calling back)."""
+    from types import SimpleNamespace
+
+    from audit.precision_check import run_precision_checks
+    from audit.scoring.cache import ScoreCache
+
+    class Refusing:
+        def prepare(self, spec: ModelSpec) -> None:
+            raise AssertionError("nothing to prepare")
+
+        def load(self, model: object) -> None:
+            raise AssertionError("nothing to load")
+
+    shown: list[str] = []
+
+    class Stages(SilentDisplay):
+        def stage(self, name: str) -> None:
+            shown.append(name)
+
+    models = [
+        ("m", SimpleNamespace(spec=_spec("float32"))),
+        ("q", SimpleNamespace(spec=_spec("bfloat16", 0))),
+    ]
+    checks = run_precision_checks(
+        models,  # type: ignore[arg-type]
+        [ScoreUnit("m", "pairs", PluginId.of("ll")), ScoreUnit("q", "pairs", PluginId.of("ll"))],
+        {"pairs": _pairs(4)},
+        seed=0,
+        cache=ScoreCache(tmp_path),
+        loader=Refusing(),  # type: ignore[arg-type]
+        display=Stages(),
+    )
+    assert checks == [] and shown == []
+
+
 def test_precision_check_option_is_validated() -> None:
     from pydantic import ValidationError
 
