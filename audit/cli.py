@@ -162,7 +162,15 @@ def schema() -> None:
 
 @app.command("list", short_help="List the datasets, scorers, measures and other plug-ins.")
 def list_plugins(
-    kind: Annotated[Kind, typer.Argument(metavar="KIND", help="What to list.")],
+    kind: Annotated[
+        Kind | None,
+        typer.Argument(
+            metavar="KIND",
+            help="What to list: datasets, scorers, measures, variants or extrinsic "
+            "(default: all of them).",
+            show_default=False,
+        ),
+    ] = None,
     verbose: Annotated[
         bool,
         typer.Option(
@@ -175,10 +183,13 @@ def list_plugins(
         ),
     ] = False,
 ) -> None:
-    """List the registered datasets, scorers, measures, variants or extrinsic tasks."""
+    """List the registered datasets, scorers, measures, variants or extrinsic tasks, or
+    all of them, each with where it comes from: built-in, or the installed package and
+    entry point that registered it (docs/plugins.md)."""
     from audit.listing import describe_registry
 
-    typer.echo(describe_registry(kind.value, verbose=verbose))
+    text = _user_errors(lambda: describe_registry(kind.value if kind else None, verbose=verbose))
+    typer.echo(text)
 
 
 @app.command(short_help="Show what a run would do, without loading models.")

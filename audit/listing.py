@@ -67,13 +67,14 @@ def format_card(
     return textwrap.indent("\n".join(wrapped), indent)
 
 
-def _shape_note(entry: PluginEntry) -> str:
+def _shape_note(entry: PluginEntry, origin: str) -> str:
+    """' [model types, shape; origin]' after an entry's summary."""
     model_types = getattr(entry, "model_types", None)
     info = getattr(entry, "info", None)
     if info is not None:
         model_types = info.model_types
     types = f"{'/'.join(sorted(model_types))} LMs, " if model_types else ""
-    return f" [{types}{entry.shape}]"
+    return f" [{types}{entry.shape}; {origin}]"
 
 
 def entry_options(entry: PluginEntry) -> str:
@@ -139,9 +140,21 @@ def entry_facts(entry: PluginEntry) -> list[tuple[str, str]]:
     return facts
 
 
-def describe_registry(kind: str, *, verbose: bool = False) -> str:
-    """One line per registered name with its summary; with `verbose`, each entry's card
-    and facts (a dataset's size, source and licence; a scorer's models and version)."""
+#: The kinds `audit list` takes, in the order `audit list` alone shows them.
+LIST_KINDS = ("datasets", "scorers", "measures", "variants", "extrinsic")
+
+
+def describe_registry(kind: str | None = None, *, verbose: bool = False) -> str:
+    """One line per registered name with its summary, input and origin ("built-in" or
+    the distribution and entry point it comes from); with `verbose`, each entry's card
+    and facts (a dataset's size, source and licence; a scorer's models and version).
+    Without `kind`, every kind under its own heading."""
+    if kind is None:
+        sections = [
+            f"{each}:\n{textwrap.indent(describe_registry(each, verbose=verbose), '  ')}"
+            for each in LIST_KINDS
+        ]
+        return "\n\n".join(sections)
     registry = _registry(kind)
     entries = sorted(registry.entries(), key=lambda e: e.name)
     if not entries:
@@ -149,9 +162,11 @@ def describe_registry(kind: str, *, verbose: bool = False) -> str:
     width = max(len(e.name) for e in entries)
     lines: list[str] = []
     for entry in entries:
-        lines.append(f"{entry.name:<{width}}  {entry.summary}{_shape_note(entry)}")
+        origin = registry.origin(entry.name)
+        lines.append(f"{entry.name:<{width}}  {entry.summary}{_shape_note(entry, origin)}")
         if verbose:
-            card = format_card(entry.card, facts=entry_facts(entry), options=entry_options(entry))
+            facts = [("Origin", origin), *entry_facts(entry)]
+            card = format_card(entry.card, facts=facts, options=entry_options(entry))
             lines.append(card)
             lines.append("")
     return "\n".join(lines)

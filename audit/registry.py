@@ -7,19 +7,33 @@ summary, input shape, roles, ideal value and card text), its options model and a
 import path: listing plug-ins and validating a spec never import torch, and the
 implementation is imported on first use. Code that needs "the headline measures" asks the
 entries for a role; no module keeps a list of plug-in names.
+
+Plug-ins of other installed packages register into the same registries through the
+`bias_audit.plugins` entry points (`audit.plugins`): the first question asked of any
+registry loads them, once. Every entry records its origin: "built-in" or
+"<distribution> <version> (entry point <name>)".
 """
 
 from __future__ import annotations
 
 import difflib
 import importlib
+import inspect
+import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from audit.cards import PluginCard, PluginKind, Role
 from audit.errors import UnknownNameError
+from audit.plugins import BUILT_IN, PluginError, current_origin, ensure_loaded
+
+#: A plug-in's name: what a spec writes, and the start of its label ("name[option=value]").
+NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
+#: A lazy import path, "package.module:attribute".
+TARGET_PATTERN = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*")
 
 
 def did_you_mean(name: str, choices: list[str]) -> str:
@@ -69,48 +83,110 @@ class PluginEntry:
         return self.card.has_role(role)
 
 
+#: This package's folder, spelt as its modules' code objects spell their files.
+_PACKAGE_DIR = Path(__file__).parent
+
+
+def _registering_origin() -> str:
+    """Where the registration being made comes from: built-in when a module of this
+    package makes it as it is imported (a catalog first imported by a plug-in's code
+    still registers built-ins); else the plug-in being loaded, if any
+    (`audit.plugins.current_origin`)."""
+    frame = inspect.currentframe()
+    while frame is not None:
+        code = frame.f_code
+        path = Path(code.co_filename)
+        if _PACKAGE_DIR in path.parents:
+            if code.co_name == "<module>":
+                return BUILT_IN
+        elif not code.co_filename.startswith("<"):
+            return current_origin()
+        frame = frame.f_back
+    return current_origin()
+
+
 E = TypeVar("E", bound=PluginEntry)
 T = TypeVar("T")
 
 
 class Registry(Generic[E, T]):
-    """Name -> typed entry (kept in registration order) -> lazily imported object."""
+    """Name -> typed entry (kept in registration order) -> lazily imported object.
 
-    def __init__(self, kind: PluginKind) -> None:
+    `entry_type` is the class every entry must be an instance of (the kind's
+    `PluginEntry` subclass). Every question (names, entries, lookups, loading) first
+    loads the installed plug-ins (`audit.plugins.ensure_loaded`); registering does not.
+    """
+
+    def __init__(self, kind: PluginKind, entry_type: type[E] | None = None) -> None:
         self.kind: PluginKind = kind
+        self.entry_type: type[PluginEntry] = entry_type or PluginEntry
         self._entries: dict[str, E] = {}
+        self._origins: dict[str, str] = {}
         self._loaded: dict[str, T] = {}
 
     def register(self, entry: E) -> E:
-        """Add one plug-in; its card's kind must be this registry's kind."""
+        """Add one plug-in, checked (its type, kind, name, options model, target and that
+        its name is free), and record where it comes from."""
+        self._check(entry)
+        self._entries[entry.name] = entry
+        self._origins[entry.name] = _registering_origin()
+        return entry
+
+    def _check(self, entry: object) -> None:
+        what = f"{self.kind.replace('_', ' ')} entry"
+        if not isinstance(entry, self.entry_type):
+            raise TypeError(
+                f"a {what} must be a {self.entry_type.__name__}; got {type(entry).__name__}"
+            )
         if entry.kind != self.kind:
             raise ValueError(f"a {entry.kind} entry cannot go into the {self.kind} registry")
+        if not NAME_PATTERN.fullmatch(entry.name):
+            raise ValueError(
+                f"{self.kind} name {entry.name!r}: expected lower-case letters, digits and "
+                "'_', starting with a letter"
+            )
+        if not (isinstance(entry.options, type) and issubclass(entry.options, BaseModel)):
+            raise TypeError(
+                f"{self.kind} '{entry.name}': options must be a pydantic model class; "
+                f"got {entry.options!r}"
+            )
+        if not TARGET_PATTERN.fullmatch(entry.target):
+            raise ValueError(
+                f"{self.kind} '{entry.name}': target {entry.target!r}; expected "
+                "'package.module:attribute'"
+            )
         if entry.name in self._entries:
-            raise ValueError(f"{self.kind} '{entry.name}' is registered twice")
-        self._entries[entry.name] = entry
-        return entry
+            raise ValueError(
+                f"{self.kind} '{entry.name}' is registered twice (first by "
+                f"{self._origins[entry.name]})"
+            )
 
     def unregister(self, name: str) -> None:
         """Remove a plug-in (tests that register a toy plug-in clean up with this)."""
         self._entries.pop(name, None)
+        self._origins.pop(name, None)
         self._loaded.pop(name, None)
 
     def names(self) -> list[str]:
         """Registered names, sorted (for listings and hints)."""
+        ensure_loaded()
         return sorted(self._entries)
 
     def entries(self) -> list[E]:
         """Every entry in registration order."""
+        ensure_loaded()
         return list(self._entries.values())
 
     def with_role(self, role: Role) -> list[E]:
         """The entries that declare `role`, in registration order."""
-        return [e for e in self._entries.values() if e.has_role(role)]
+        return [e for e in self.entries() if e.has_role(role)]
 
     def __contains__(self, name: object) -> bool:
+        ensure_loaded()
         return name in self._entries
 
     def entry(self, name: str) -> E:
+        ensure_loaded()
         try:
             return self._entries[name]
         except KeyError:
@@ -120,13 +196,43 @@ class Registry(Generic[E, T]):
             msg += f"; {hint}" if hint else ""
             raise UnknownNameError(f"{msg} (known: {known})") from None
 
+    def origin(self, name: str) -> str:
+        """Where plug-in `name` comes from: "built-in" or "<distribution> <version>
+        (entry point <name>)"."""
+        self.entry(name)
+        return self._origins[name]
+
+    def is_built_in(self, name: str) -> bool:
+        """Whether plug-in `name` is one of the tool's own."""
+        return self.origin(name) == BUILT_IN
+
     def load(self, name: str) -> T:
-        """The plug-in's object, imported on first use."""
+        """The plug-in's object, imported on first use. A plug-in of another package
+        whose target cannot be imported is a `PluginError` naming its origin."""
         if name not in self._loaded:
             module_name, _, attr = self.entry(name).target.partition(":")
-            obj: T = getattr(importlib.import_module(module_name), attr)
+            origin = self._origins[name]
+            if origin == BUILT_IN:
+                obj: T = getattr(importlib.import_module(module_name), attr)
+            else:
+                obj = self._load_foreign(name, module_name, attr, origin)
             self._loaded[name] = obj
         return self._loaded[name]
+
+    def _load_foreign(self, name: str, module_name: str, attr: str, origin: str) -> T:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:
+            raise PluginError(
+                f"plug-in {origin}: {self.kind} '{name}': cannot import '{module_name}': "
+                f"{type(error).__name__}: {error}"
+            ) from error
+        if not hasattr(module, attr):
+            raise PluginError(
+                f"plug-in {origin}: {self.kind} '{name}': module '{module_name}' has no '{attr}'"
+            )
+        obj: T = getattr(module, attr)
+        return obj
 
     def options_of(self, name: str, options: dict[str, Any]) -> BaseModel:
         """The options validated against the entry's options model."""

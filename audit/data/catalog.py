@@ -23,7 +23,7 @@ from audit.data.entry import BuiltinReader, DatasetEntry, DatasetOptions, Remote
 from audit.data.items import DatasetShape
 from audit.registry import Registry
 
-DATASETS: Registry[DatasetEntry, BuiltinReader] = Registry("dataset")
+DATASETS: Registry[DatasetEntry, BuiltinReader] = Registry("dataset", DatasetEntry)
 
 DATASETS.register(crows_pairs.ENTRY)
 DATASETS.register(professions.ENTRY)

@@ -23,7 +23,7 @@ class ExtrinsicTaskEntry(PluginEntry):
     dataset: str = ""
 
 
-EXTRINSIC_TASKS: Registry[ExtrinsicTaskEntry, Any] = Registry("extrinsic_task")
+EXTRINSIC_TASKS: Registry[ExtrinsicTaskEntry, Any] = Registry("extrinsic_task", ExtrinsicTaskEntry)
 
 
 def _card(name: str, title: str, summary: str, **text: Any) -> PluginCard:

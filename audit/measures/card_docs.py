@@ -85,8 +85,12 @@ def index_markdown(entries: Sequence[MeasureEntry]) -> str:
 
 
 def generated_pages(entries: Sequence[MeasureEntry] | None = None) -> dict[str, str]:
-    """File name -> text of every page (the registered measures when `entries` is None)."""
-    chosen = MEASURES.entries() if entries is None else list(entries)
+    """File name -> text of every page (the built-in measures when `entries` is None:
+    docs/measures documents the tool's own, not those of installed plug-ins)."""
+    if entries is None:
+        chosen = [e for e in MEASURES.entries() if MEASURES.is_built_in(e.name)]
+    else:
+        chosen = list(entries)
     pages = {f"{e.name}.md": card_markdown(e) for e in chosen}
     pages["index.md"] = index_markdown(chosen)
     return pages

@@ -35,7 +35,7 @@ class MeasureEntry(PluginEntry):
     options: type[MeasureOptions]
 
 
-MEASURES: Registry[MeasureEntry, Measure | CorpusMeasure] = Registry("measure")
+MEASURES: Registry[MeasureEntry, Measure | CorpusMeasure] = Registry("measure", MeasureEntry)
 
 
 def register_measure(

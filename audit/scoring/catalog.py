@@ -69,7 +69,7 @@ class ScorerEntry(PluginEntry):
         return None
 
 
-SCORERS: Registry[ScorerEntry, Scorer] = Registry("scorer")
+SCORERS: Registry[ScorerEntry, Scorer] = Registry("scorer", ScorerEntry)
 
 
 def scorer_info(name: str) -> ScorerInfo:

@@ -26,7 +26,7 @@ class VariantMethodEntry(PluginEntry):
     model_types: frozenset[str] = frozenset({"masked", "causal"})
 
 
-VARIANT_METHODS: Registry[VariantMethodEntry, Any] = Registry("variant_method")
+VARIANT_METHODS: Registry[VariantMethodEntry, Any] = Registry("variant_method", VariantMethodEntry)
 
 
 def _card(name: str, title: str, summary: str, **text: Any) -> PluginCard:
