@@ -14,8 +14,8 @@ Loading is lazy and happens once per process: the first question asked of any re
 (spec validation, `audit list`, planning) loads every entry point of the group, in name
 order, before it is answered. A plug-in that cannot be imported, registers a name that
 is taken or registers an invalid entry stops the tool with a `PluginError` (exit 2)
-naming the distribution, the entry point and the problem. While a plug-in registers,
-`current_origin()` names it; the registries record it as the entry's origin.
+naming the distribution, the entry point and the problem. While an entry point is
+loaded, `current_origin()` names it; the registries record it as its entries' origin.
 
 This module imports nothing from the rest of the tool but its errors.
 """
@@ -65,11 +65,10 @@ def origin_of(entry_point: importlib.metadata.EntryPoint) -> str:
 _origin = threading.local()
 
 
-def current_origin() -> str:
-    """Where the plug-in being registered now comes from: the entry point being loaded,
-    else `BUILT_IN`."""
+def current_origin() -> str | None:
+    """The origin of the entry point being loaded in this thread, None when none is."""
     origin: str | None = getattr(_origin, "value", None)
-    return origin if origin is not None else BUILT_IN
+    return origin
 
 
 @contextmanager
@@ -102,7 +101,7 @@ def load_entry_point(entry_point: importlib.metadata.EntryPoint) -> LoadedPlugin
     with _registering(origin):
         try:
             target = entry_point.load()
-        except ImportError as error:
+        except (ImportError, AttributeError) as error:
             raise PluginError(
                 f"{where}: cannot import '{entry_point.value}': {type(error).__name__}: {error}"
             ) from error
@@ -119,8 +118,8 @@ def load_entry_point(entry_point: importlib.metadata.EntryPoint) -> LoadedPlugin
                 raise PluginError(f"{where}: {_problem(error)}{_where(error)}") from error
         else:
             raise PluginError(
-                f"{where}: '{entry_point.value}' is a {type(target).__name__}; expected a "
-                "function that registers plug-ins or a module that registers them on import"
+                f"{where}: '{entry_point.value}' is of type {type(target).__name__}; expected "
+                "a function that registers plug-ins or a module that registers them on import"
             )
     return LoadedPlugin(origin=origin, entry_point=entry_point.name, value=entry_point.value)
 

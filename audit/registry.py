@@ -10,8 +10,9 @@ entries for a role; no module keeps a list of plug-in names.
 
 Plug-ins of other installed packages register into the same registries through the
 `bias_audit.plugins` entry points (`audit.plugins`): the first question asked of any
-registry loads them, once. Every entry records its origin: "built-in" or
-"<distribution> <version> (entry point <name>)".
+registry loads them, once. Every entry records its origin: "built-in",
+"<distribution> <version> (entry point <name>)", or "registered by <module>" for code that
+registers directly (a test's toy plug-in).
 """
 
 from __future__ import annotations
@@ -88,21 +89,22 @@ _PACKAGE_DIR = Path(__file__).parent
 
 
 def _registering_origin() -> str:
-    """Where the registration being made comes from: built-in when a module of this
-    package makes it as it is imported (a catalog first imported by a plug-in's code
-    still registers built-ins); else the plug-in being loaded, if any
-    (`audit.plugins.current_origin`)."""
+    """Where the registration being made comes from, read from the calling code:
+    "built-in" when a module of this package makes it as it is imported (a catalog first
+    imported by a plug-in's code still registers built-ins); else the entry point being
+    loaded (`audit.plugins.current_origin`); else "registered by <module>", the module
+    that called (a test's toy, a script's own plug-in)."""
     frame = inspect.currentframe()
     while frame is not None:
         code = frame.f_code
-        path = Path(code.co_filename)
-        if _PACKAGE_DIR in path.parents:
+        if _PACKAGE_DIR in Path(code.co_filename).parents:
             if code.co_name == "<module>":
                 return BUILT_IN
         elif not code.co_filename.startswith("<"):
-            return current_origin()
+            caller = frame.f_globals.get("__name__", "an unknown module")
+            return current_origin() or f"registered by {caller}"
         frame = frame.f_back
-    return current_origin()
+    return current_origin() or BUILT_IN
 
 
 E = TypeVar("E", bound=PluginEntry)
@@ -197,8 +199,8 @@ class Registry(Generic[E, T]):
             raise UnknownNameError(f"{msg} (known: {known})") from None
 
     def origin(self, name: str) -> str:
-        """Where plug-in `name` comes from: "built-in" or "<distribution> <version>
-        (entry point <name>)"."""
+        """Where plug-in `name` comes from: "built-in", "<distribution> <version>
+        (entry point <name>)" or "registered by <module>"."""
         self.entry(name)
         return self._origins[name]
 

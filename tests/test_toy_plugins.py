@@ -172,6 +172,6 @@ def test_report_renders_from_results_json_and_shows_the_toy_measure(
 def test_audit_list_measures_lists_the_toy(toy_plugins: None) -> None:
     listing = describe_registry("measures").splitlines()
     toy_line = next(line for line in listing if line.startswith(TOY))
-    assert TITLE in toy_line and "[pairs]" in toy_line
+    assert TITLE in toy_line and toy_line.endswith("[pairs; registered by tests.test_toy_plugins]")
     assert any(line.startswith("toy_pairs ") for line in describe_registry("datasets").splitlines())
     assert TITLE in describe_registry("measures", verbose=True)

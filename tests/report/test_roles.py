@@ -131,14 +131,21 @@ def test_dataset_pitfalls_come_from_the_dataset_cards(rendered: Rendered) -> Non
 
 
 def test_the_v1_cards_carry_the_live_pitfalls_roles_and_table_texts() -> None:
+    """Each card of the version 1 snapshot against the live entry of its name: a dataset
+    or measure registered since (built in or by a plug-in) has no version 1 card and
+    is no concern of this test."""
     from audit.data.catalog import DATASETS
     from audit.measures.catalog import MEASURES
 
-    snapshot = {(c.kind, c.name): c for c in v1_cards()}
-    for entry in DATASETS.entries():
-        assert snapshot["dataset", entry.name].limitations == entry.card.limitations
+    snapshot = v1_cards()
+    datasets = [c for c in snapshot if c.kind == "dataset"]
+    assert datasets
+    for old in datasets:
+        assert DATASETS.entry(old.name).card.limitations == old.limitations
     fields = ("roles", "table_title", "table_caption", "table_value_heading")
-    for entry in MEASURES.with_role("diagnostic"):
-        old = snapshot["measure", entry.name]
-        assert {f: getattr(old, f) for f in fields} == {f: getattr(entry.card, f) for f in fields}
-        assert entry.card.table_title and entry.card.table_caption
+    diagnostic = [c for c in snapshot if c.kind == "measure" and "diagnostic" in c.roles]
+    assert {c.name for c in diagnostic} == {"normality", "score_gap"}
+    for old in diagnostic:
+        live = MEASURES.entry(old.name).card
+        assert {f: getattr(old, f) for f in fields} == {f: getattr(live, f) for f in fields}
+        assert live.table_title and live.table_caption

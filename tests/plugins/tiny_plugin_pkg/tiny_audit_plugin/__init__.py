@@ -1,10 +1,18 @@
 """A tiny bias-audit plug-in: the `tiny_median_gap` measure and the `tiny_pairs` dataset.
 
 `register` is the package's `bias_audit.plugins` entry point (pyproject.toml): bias-audit
-calls it once, before its registries answer their first question.
+calls it once, before its registries answer their first question. Registering imports no
+numerical library (`audit list` and `audit validate` stay light): the measure's module,
+which needs numpy, is imported on first use through its `target`.
 """
 
 from __future__ import annotations
+
+from audit.measures.options import FormulaOnlyOptions
+
+
+class MedianGapOptions(FormulaOnlyOptions):
+    """No options beyond `compat` (formula only)."""
 
 
 def register() -> None:
@@ -12,7 +20,6 @@ def register() -> None:
     from audit.data.catalog import DATASETS
     from audit.measures.catalog import register_measure
     from tiny_audit_plugin.dataset import ENTRY
-    from tiny_audit_plugin.measure import MedianGapOptions
 
     DATASETS.register(ENTRY)
     register_measure(

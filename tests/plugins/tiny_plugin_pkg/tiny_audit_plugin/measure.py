@@ -6,13 +6,8 @@ import numpy as np
 
 from audit.measures.base import MeasureOptions
 from audit.measures.frames import PairScores
-from audit.measures.options import FormulaOnlyOptions
 from audit.measures.pairwise import PairMeasure, Point, gather
 from audit.stats.draws import Draws
-
-
-class MedianGapOptions(FormulaOnlyOptions):
-    """No options beyond `compat` (formula only)."""
 
 
 class MedianGap(PairMeasure):
