@@ -159,7 +159,7 @@ class Registry(Generic[E, T]):
             )
         if entry.name in self._entries:
             raise ValueError(
-                f"{self.kind} '{entry.name}' is registered twice (first by "
+                f"{self.kind} '{entry.name}' is registered twice (first: "
                 f"{self._origins[entry.name]})"
             )
 

@@ -102,7 +102,7 @@ def test_a_plugin_may_ask_a_registry_while_it_registers(
         ),
         (
             "tests.plugins.fake_plugins:register_duplicate",
-            "measure 'bias_score' is registered twice (first by built-in) (at ",
+            "measure 'bias_score' is registered twice (first: built-in) (at ",
         ),
         (
             "tests.plugins.fake_plugins:register_bad_target",
