@@ -157,28 +157,39 @@ class PluginLoader:
         """The entry points loaded so far."""
         return list(self._loaded)
 
-    def ensure_loaded(self) -> list[LoadedPlugin]:
+    def ensure_loaded(self) -> None:
         """Load every entry point unless done; a registry asked while a plug-in registers
         (the same thread, re-entering) gets its answer without waiting."""
+        if self._state == "loaded" and self._failure is None:
+            return  # every registry question passes here: no lock
         with self._lock:
             if self._state == "not loaded":
                 self._state = "loading"
                 try:
-                    for entry_point in self._discover():
-                        self._loaded.append(load_entry_point(entry_point))
+                    self._load_all()
                 except PluginError as error:
                     self._failure = error
                 finally:
                     self._state = "loaded"
             if self._failure is not None and self._state == "loaded":
                 raise self._failure
-            return list(self._loaded)
+
+    def _load_all(self) -> None:
+        try:
+            entry_points = self._discover()
+        except Exception as error:  # a broken installed distribution's metadata
+            raise PluginError(
+                f"cannot read the '{GROUP}' entry points of the installed packages: "
+                f"{type(error).__name__}: {error}"
+            ) from error
+        for entry_point in entry_points:
+            self._loaded.append(load_entry_point(entry_point))
 
 
 #: The process's loader, used by every registry.
 LOADER = PluginLoader()
 
 
-def ensure_loaded() -> list[LoadedPlugin]:
+def ensure_loaded() -> None:
     """Load the installed plug-ins once (see the module's docstring)."""
-    return LOADER.ensure_loaded()
+    LOADER.ensure_loaded()

@@ -187,3 +187,14 @@ def test_a_plugin_whose_implementation_cannot_be_imported_is_named_on_first_use(
 
 
 _CARD_TEXTS = {"title", "what", "inputs", "direction", "ideal", "citation", "limitations"}
+
+
+def test_unreadable_entry_point_metadata_is_a_user_error() -> None:
+    def broken() -> list[importlib.metadata.EntryPoint]:
+        raise ValueError("bad entry_points.txt line")
+
+    loader = PluginLoader(broken)
+    with pytest.raises(PluginError, match=r"cannot read the 'bias_audit\.plugins' entry points"):
+        loader.ensure_loaded()
+    with pytest.raises(PluginError, match=r"bad entry_points\.txt line"):
+        loader.ensure_loaded()
