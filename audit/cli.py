@@ -383,6 +383,8 @@ def render(
 
     def action() -> list[Path]:
         result = read_results(results)
+        for warning in result.read_notes.warnings() if result.read_notes else []:
+            typer.echo(f"warning: {warning}", err=True)
         return write_reports(
             result,
             out or results.parent,

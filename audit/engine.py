@@ -28,7 +28,6 @@ from audit.executor import (
     group_by_model,
     unit_record,
 )
-from audit.extrinsic.records import ExtrinsicRecord
 from audit.extrinsic.stage import PlannedTask
 from audit.ids import PluginId
 from audit.plan import Plan, build_plan
@@ -36,11 +35,15 @@ from audit.results import (
     AuditInfo,
     AuditResult,
     BootstrapSettings,
+    CorpusRecord,
     DatasetRecord,
+    ExtrinsicRecord,
     Measurement,
+    MetaEvaluation,
     ModelRecord,
     RobustnessSettings,
     UnitRecord,
+    VariantRecord,
 )
 from audit.scoring.cache import ModelIdentity, ScoreCache
 from audit.spec.loader import LoadedSpec
@@ -48,7 +51,6 @@ from audit.spec.models import AuditSpec, GGUFSource, ModelSpec, PathSource
 from audit.studies import StudySettings, run_studies
 from audit.variants.cache import StoredVariant
 from audit.variants.jobs import VariantJob, VariantPlan
-from audit.variants.records import CorpusRecord, MetaEvaluation, VariantRecord
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -22,7 +22,7 @@ from audit.studies import paired_test
 from tests.report.html_parse import parse
 from tests.report.synthetic import synthetic_result, synthetic_scores
 
-FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "results_v1_demo.json"
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "results_v1_demo.json"
 
 
 def _write(path: Path, data: Any) -> Path:
@@ -52,7 +52,7 @@ def _v1(**changes: Any) -> dict[str, Any]:
 
 def test_v1_demo_migrates_to_the_current_version() -> None:
     result = read_results(FIXTURE)
-    assert result.results_version == RESULTS_VERSION
+    assert result.results_version == str(RESULTS_VERSION) and result.read_notes is None
     audit = result.audit
     assert (audit.name, audit.owner, audit.seed, audit.alpha) == (
         "demo",
@@ -131,11 +131,15 @@ def test_v2_round_trip(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"results_version": 99}', r"results_version 99 .*newer bias-audit.* 1 and 2"),
-        ('{"tool_version": 3}', r"not a results\.json \(no integer `results_version`"),
+        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 2\.1"),
+        ('{"results_version": "3.0"}', r"results_version 3\.0 .*newer bias-audit \(a new major"),
+        ('{"tool_version": 3}', r"not a results\.json \(results_version None is not a version"),
+        ('{"results_version": "2.x"}', r"'2\.x' is not a version; expected 'MAJOR\.MINOR'"),
+        ('{"results_version": true}', r"not a results\.json \(results_version True is not"),
         ("[1, 2", r"not a valid results\.json \(not JSON"),
-        ('{"results_version": 2}', r"not a valid results\.json version 2 \("),
-        ('{"results_version": 0}', r"results_version 0 is not one this tool reads"),
+        ('{"results_version": 2}', r"not a valid results\.json version 2\.0 \("),
+        ('{"results_version": "2.1"}', r"not a valid results\.json version 2\.1 \("),
+        ('{"results_version": 0}', r"results_version 0\.0 is not one this tool reads"),
     ],
 )
 def test_unreadable_files_are_user_errors_naming_the_file(
@@ -197,3 +201,135 @@ def test_v1_score_table_gets_current_columns(tmp_path: Path) -> None:
     assert len(score_rows(scores, model="smollm2-135m", dataset="crows_pairs", scorer=unknown))
     (written,) = write_reports(result, tmp_path / "out", formats=["html"], scores_dir=tmp_path)
     assert 'id="crows-pairs-distributions"' in written.read_text()
+
+
+EXAMPLES = sorted(
+    (Path(__file__).resolve().parents[1] / "docs" / "examples").glob("*/results.json")
+)
+#: What the current models add when they write a version 2.0 file back: the version and
+#: each card's own version (results_version 2.1).
+WRITTEN_SINCE_2_0 = {"results_version", "version"}
+
+
+def _without(data: Any, keys: set[str]) -> Any:
+    if isinstance(data, dict):
+        return {k: _without(v, keys) for k, v in data.items() if k not in keys}
+    if isinstance(data, list):
+        return [_without(v, keys) for v in data]
+    return data
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.parent.name)
+def test_committed_examples_read_whole_and_render(path: Path) -> None:
+    """The examples (version 2, with the variants, corpora, meta-evaluation, extrinsic and
+    precision sections the reader of a month ago refused) read with no warning, lose
+    nothing, and render."""
+    result = read_results(path)
+    assert result.read_notes is None and result.results_version == str(RESULTS_VERSION)
+    data = json.loads(path.read_text())
+    assert data["results_version"] == 2
+    written = json.loads(result.model_dump_json())
+    # sections added under version 2 after the file was written come back empty
+    added = set(written) - set(data)
+    assert all(written[k] == [] for k in added), added
+    dropped = WRITTEN_SINCE_2_0 | added
+    assert _without(written, dropped) == _without(data, dropped)
+    assert {c["version"] for c in written["plugins"]} == {"1"}  # cards without one read as 1
+    html = render_html(build_report(result, None))
+    assert f"<h1>{result.audit.name}</h1>" in html and 'id="unread"' not in html
+
+
+def test_examples_cover_the_sections_added_under_version_2() -> None:
+    sections = {k for path in EXAMPLES for k, v in json.loads(path.read_text()).items() if v}
+    assert {"variants", "corpora", "meta_evaluations", "extrinsic"} <= sections
+
+
+@pytest.mark.slow
+def test_an_example_renders_with_its_scores_to_html_and_pdf(tmp_path: Path) -> None:
+    from audit.report.render import write_reports
+    from audit.results_io import read_scores
+
+    path = next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic")
+    result = read_results(path)
+    written = write_reports(result, tmp_path, formats=["html", "pdf"], scores_dir=path.parent)
+    assert read_scores(path.parent, result) is not None
+    assert {p.suffix for p in written} >= {".html", ".pdf"}
+    assert (tmp_path / "report.pdf").stat().st_size > 10_000
+
+
+def _newer_minor(tmp_path: Path) -> Path:
+    """The extrinsic example as a newer minor version would write it: a section and fields
+    at three depths this version does not know."""
+    example = next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic")
+    data = json.loads(example.read_text())
+    data["results_version"] = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
+    data["audit"]["report_formats"] = ["html"]
+    data["fairness_checks"] = [{"name": "parity", "value": 0.1}]
+    for m in data["measurements"]:
+        m["calibration"] = 0.5
+    data["extrinsic"][0]["detail"]["macro_f1"] = 0.7
+    return _write(tmp_path / "results.json", data)
+
+
+def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> None:
+    path = _newer_minor(tmp_path)
+    newer = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
+    result = read_results(path)
+    notes = result.read_notes
+    assert notes is not None and (notes.version, notes.reader_version) == (newer, "2.1")
+    assert [p.describe() for p in notes.parts] == [
+        f"field `measurements[].calibration` (in {len(result.measurements)} records)",
+        "field `extrinsic[].detail.macro_f1`",
+        "section `fairness_checks`",
+    ]
+    warnings = notes.warnings()
+    assert warnings[-1] == (
+        f"{path}: results_version {newer} is newer than this bias-audit reads (2.1); not "
+        "read: section `fairness_checks`"
+    )
+    assert result.results_version == "2.1"
+    # everything this version knows is there, as in the example itself
+    example = read_results(next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic"))
+    assert result.measurements == example.measurements and result.extrinsic == example.extrinsic
+    html = render_html(build_report(result, None))
+    block = html.split('<div id="unread">', 1)[1].split("</ul>", 1)[0]
+    text = " ".join("".join(parse(block).text).split())
+    assert "could not show" in text and f"results_version {newer}" in text
+    for name in ("measurements[].calibration", "extrinsic[].detail.macro_f1", "fairness_checks"):
+        assert name in text
+
+
+def test_render_prints_a_warning_per_part_left_out(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from audit.cli import app
+
+    path = _newer_minor(tmp_path)
+    done = CliRunner().invoke(app, ["render", str(path)])
+    assert done.exit_code == 0, done.output
+    lines = [x for x in done.stderr.splitlines() if x.startswith("warning: ")]
+    assert len(lines) == 3 and all(str(path) in x for x in lines)
+    assert "fairness_checks" in lines[-1]
+    assert "could not show" in (tmp_path / "report.html").read_text()
+
+
+def test_a_newer_major_version_is_refused(tmp_path: Path) -> None:
+    data = json.loads(EXAMPLES[0].read_text())
+    data["results_version"] = f"{RESULTS_VERSION.major + 1}.0"
+    path = _write(tmp_path / "results.json", data)
+    with pytest.raises(AuditUserError) as caught:
+        read_results(path)
+    assert caught.value.exit_code == 2
+    assert str(caught.value) == (
+        f"{path}: results_version 3.0 was written by a newer bias-audit (a new major version, "
+        "3); this version reads results_version 1 to 2.1 (and newer 2.x). Upgrade "
+        "bias-audit to read it."
+    )
+
+
+def test_an_unknown_field_in_a_file_of_this_version_is_still_an_error(tmp_path: Path) -> None:
+    data = json.loads(EXAMPLES[0].read_text())
+    data["results_version"] = str(RESULTS_VERSION)
+    data["measurements"][0]["calibration"] = 0.5
+    with pytest.raises(AuditUserError, match=r"first at measurements\.0\.calibration: Extra"):
+        read_results(_write(tmp_path / "results.json", data))
