@@ -347,6 +347,8 @@ def compare(
 
     def action() -> tuple[list[Path], list[str]]:
         report = read_comparison(baseline, candidate, paired_test=paired_test)
+        for warning in report.unread:
+            typer.echo(f"warning: {warning}", err=True)
         written = write_comparison(report, out or Path("reports/compare"), formats=["html", "pdf"])
         summary = report.summary[:1]
         if report.mismatches:

@@ -333,3 +333,17 @@ def test_an_unknown_field_in_a_file_of_this_version_is_still_an_error(tmp_path: 
     data["measurements"][0]["calibration"] = 0.5
     with pytest.raises(AuditUserError, match=r"first at measurements\.0\.calibration: Extra"):
         read_results(_write(tmp_path / "results.json", data))
+
+
+def test_compare_names_what_it_could_not_show(tmp_path: Path) -> None:
+    from audit.report.compare import render_comparison_html
+
+    newer = read_results(_newer_minor(tmp_path))
+    example = read_results(next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic"))
+    report = build_comparison(
+        example, newer, baseline_scores=None, candidate_scores=None, paired_test=paired_test
+    )
+    assert report.unread == newer.read_notes.warnings()  # type: ignore[union-attr]
+    html = render_comparison_html(report)
+    block = html.split('<section id="unread">', 1)[1].split("</section>", 1)[0]
+    assert "could not show" in block and "section `fairness_checks`" in block

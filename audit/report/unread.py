@@ -20,3 +20,8 @@ def unread_block(result: AuditResult) -> SummaryBlock | None:
         items=[part.describe() for part in notes.parts],
         emphasis="warn",
     )
+
+
+def unread_lines(*results: AuditResult) -> list[str]:
+    """One line per part left out on reading any of `results`, naming its file."""
+    return [line for r in results if r.read_notes is not None for line in r.read_notes.warnings()]
