@@ -49,6 +49,11 @@ class PluginCard(BaseModel):
     name: str
     title: str = Field(description="Display name, e.g. 'Bias score (indicator)'.")
     summary: str = Field(description="One line for listings.")
+    version: str = Field(
+        default="1",
+        description="The plug-in's own version: raise it when what it computes changes "
+        "(cards written before results_version 2.1 have none and read as '1').",
+    )
     shape: str = Field(
         description="The input it takes or gives: pairs, labelled, templates, corpus, ..."
     )

@@ -359,6 +359,8 @@ def compare(
 
     def action() -> tuple[list[Path], list[str]]:
         report = read_comparison(baseline, candidate, paired_test=paired_test)
+        for warning in report.unread:
+            typer.echo(f"warning: {warning}", err=True)
         written = write_comparison(report, out or Path("reports/compare"), formats=["html", "pdf"])
         summary = report.summary[:1]
         if report.mismatches:
@@ -395,6 +397,8 @@ def render(
 
     def action() -> list[Path]:
         result = read_results(results)
+        for warning in result.read_notes.warnings() if result.read_notes else []:
+            typer.echo(f"warning: {warning}", err=True)
         return write_reports(
             result,
             out or results.parent,

@@ -2,8 +2,10 @@
 scores.parquet beside it.
 
 `read_results` is the one way in for every reader (`audit render`, `audit compare`,
-tests): it checks `results_version`, migrates older files in memory and refuses newer
-ones with a message naming the file. Imports no registry, no spec package, no torch.
+tests): it checks `results_version` ("MAJOR.MINOR", see `audit.results.version`),
+migrates an older major version in memory, reads a newer minor version without what it
+does not know (named in the result's `read_notes`) and refuses a newer major version with
+a message naming the file. Imports no registry, no spec package, no torch.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from pydantic import ValidationError
 
 from audit.errors import AuditUserError
 from audit.ids import PluginId, canonical_options
-from audit.results import RESULTS_VERSION, AuditResult
+from audit.results import RESULTS_VERSION, AuditResult, ReadNotes, ResultsVersion, strip_unknown
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: The results.json versions this tool reads (older ones are migrated on read).
-READABLE_VERSIONS = (1, RESULTS_VERSION)
+#: The oldest results.json major version this tool reads (older majors are migrated on read).
+OLDEST_MAJOR = 1
 SCORES_FILE = "scores.parquet"
 #: Column renamed since version 1 score tables: the harm class was `label`.
 V1_SCORE_COLUMNS = {"label": "harm_label"}
@@ -30,22 +32,24 @@ EXPECTED = "expected the results.json written by `audit run`"
 
 
 def _readable() -> str:
-    return " and ".join(str(v) for v in READABLE_VERSIONS)
+    return f"{OLDEST_MAJOR} to {RESULTS_VERSION} (and newer {RESULTS_VERSION.major}.x)"
 
 
-def _version(data: Any, path: Path) -> int:
-    version = data.get("results_version") if isinstance(data, dict) else None
-    if isinstance(version, bool) or not isinstance(version, int):
+def _version(data: Any, path: Path) -> ResultsVersion:
+    found = data.get("results_version") if isinstance(data, dict) else None
+    try:
+        version = ResultsVersion.parse(found)
+    except ValueError as error:
         raise AuditUserError(
-            f"{path}: not a results.json (no integer `results_version`, found "
-            f"{version!r}); {EXPECTED}, versions {_readable()}"
-        )
-    if version > RESULTS_VERSION:
+            f"{path}: not a results.json ({error}); {EXPECTED}, versions {_readable()}"
+        ) from None
+    if version.major > RESULTS_VERSION.major:
         raise AuditUserError(
-            f"{path}: results_version {version} was written by a newer bias-audit; this "
-            f"version reads results_version {_readable()}. Upgrade bias-audit to read it."
+            f"{path}: results_version {version} was written by a newer bias-audit (a new "
+            f"major version, {version.major}); this version reads results_version "
+            f"{_readable()}. Upgrade bias-audit to read it."
         )
-    if version not in READABLE_VERSIONS:
+    if version.major < OLDEST_MAJOR:
         raise AuditUserError(
             f"{path}: results_version {version} is not one this tool reads ({_readable()})"
         )
@@ -53,14 +57,24 @@ def _version(data: Any, path: Path) -> int:
 
 
 def parse_results(data: Any, path: Path) -> AuditResult:
-    """Parsed results.json content as the current `AuditResult`, migrated if older."""
+    """Parsed results.json content as the current `AuditResult`.
+
+    An older major version is migrated; a newer minor version of the current major is
+    read without the sections and fields this version does not know, which the result's
+    `read_notes` name (the caller prints them; the report says what it could not show).
+    """
     version = _version(data, path)
+    notes: ReadNotes | None = None
+    if version.major == RESULTS_VERSION.major and version > RESULTS_VERSION:
+        data, parts = strip_unknown(data, AuditResult)
+        notes = ReadNotes(str(path), str(version), str(RESULTS_VERSION), parts)
     try:
-        if version == 1:
+        if version.major == 1:
             from audit.migrations.v1 import migrate_v1
 
-            return migrate_v1(data, str(path))
-        return AuditResult.model_validate(data)
+            result = migrate_v1(data, str(path))
+        else:
+            result = AuditResult.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "(top level)"
@@ -68,13 +82,16 @@ def parse_results(data: Any, path: Path) -> AuditResult:
             f"{path}: not a valid results.json version {version} ({error.error_count()} "
             f"problem(s); first at {where}: {first['msg']}); {EXPECTED}"
         ) from None
+    current = result.model_copy(update={"results_version": str(RESULTS_VERSION)})
+    return current.with_read_notes(notes)
 
 
 def read_results(path: Path) -> AuditResult:
     """Read a results.json of any version this tool knows, as the current `AuditResult`.
 
     A missing or unreadable file, invalid JSON, a file that is not a results.json, or one
-    written by a newer version raise `AuditUserError` naming the file (exit code 2).
+    of a newer major version raise `AuditUserError` naming the file (exit code 2). A newer
+    minor version reads, with what was left out in `result.read_notes`.
     """
     if not path.is_file():
         raise AuditUserError(f"{path}: no such results file ({EXPECTED})")

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditUserError
 from audit.ids import PluginId
-from audit.results import Measurement
-from audit.stats.records import (
+from audit.results import (
     ComparisonRecord,
     CorrelationRecord,
+    Measurement,
     MeasureSeries,
     RobustnessRecord,
 )

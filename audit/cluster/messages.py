@@ -12,10 +12,10 @@ from audit.errors import AuditUserError, ModelSourceError
 if TYPE_CHECKING:
     from audit.executor import ModelRequest
     from audit.ids import PluginId
+    from audit.results import ProbeRecord, TrainingSummary
     from audit.scoring.cache import Entry
     from audit.scoring.runner import Job
     from audit.variants.jobs import VariantJob
-    from audit.variants.records import ProbeRecord, TrainingSummary
 
 
 class MissingExtraError(AuditUserError):

@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from audit.errors import AuditUserError
 from audit.ids import PluginId
-from audit.results import AuditResult, Measurement
+from audit.results import AuditResult, ComparisonRecord, Measurement
 from audit.results_io import score_rows
-from audit.stats.records import ComparisonRecord
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 from audit.comparison.matching import dataset_mismatches, match_models, model_mismatches
 from audit.comparison.paired import PairedTest, compare_pair
 from audit.finetune_copies import without_finetune_copies
-from audit.results import AuditResult
-from audit.stats.records import ComparisonRecord
+from audit.results import AuditResult, ComparisonRecord
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -62,8 +62,8 @@ from typing import Any, Literal
 import numpy as np
 
 from audit.errors import AuditUserError, DataError
-from audit.extrinsic.records import TprGapOccupation, TprGapResult
 from audit.extrinsic.sts_bias import correlate_with_share
+from audit.results import TprGapOccupation, TprGapResult
 from audit.stats.intervals import MIN_ITEMS_FOR_INTERVAL, bootstrap_interval
 
 Gender = Literal["female", "male"]

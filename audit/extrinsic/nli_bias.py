@@ -65,8 +65,8 @@ from typing import Any, Literal
 import numpy as np
 
 from audit.errors import AuditUserError, DataError
-from audit.extrinsic.records import NliBiasGroup, NliBiasResult, ThresholdShare
 from audit.extrinsic.sts_bias import cluster_bootstrap_means
+from audit.results import NliBiasGroup, NliBiasResult, ThresholdShare
 from audit.stats.intervals import bootstrap_interval
 
 Style = Literal["paper", "reference"]

@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditUserError
 from audit.extrinsic.catalog import EXTRINSIC_TASKS, ExtrinsicTaskEntry
-from audit.extrinsic.records import CurvePoint, DevCheck, ExtrinsicRecord
 from audit.extrinsic.settings import ExtrinsicSpec
 from audit.extrinsic.tasks.base import ExtrinsicTask, TaskContext, TaskData
 from audit.ids import PluginId
+from audit.results import CurvePoint, DevCheck, ExtrinsicRecord
 
 if TYPE_CHECKING:
     from audit.display import Display
-    from audit.extrinsic.finetune.records import FineTuneSummary
     from audit.extrinsic.finetune.store import StoredFineTune
+    from audit.results import FineTuneSummary
 
 #: The lowest STS-B dev Pearson counted as "learned the task". BERT-base reaches about
 #: 0.88 after 3 epochs (Devlin et al. 2019); below 0.5 the predicted similarity is mostly

@@ -58,12 +58,12 @@ from scipy import stats
 
 from audit.errors import AuditUserError, DataError
 from audit.extrinsic.options import MIN_TEMPLATES
-from audit.extrinsic.records import (
+from audit.extrinsic.sts_data import StsRow
+from audit.results import (
     PctFemaleCorrelation,
     StsBiasOccupation,
     StsBiasResult,
 )
-from audit.extrinsic.sts_data import StsRow
 from audit.stats.intervals import bootstrap_interval
 from audit.variants.cda import gendered_word_regex
 from audit.variants.probe import article

@@ -141,7 +141,7 @@ def migrate_v1(data: dict[str, Any], source: str) -> AuditResult:
         c[a]["measure"] for c in correlations for a in "xy"
     ]
     migrated = {
-        "results_version": 2,
+        "results_version": "2.0",  # read_results stamps the current version
         "tool_version": data.get("tool_version"),
         "created_at": data.get("created_at"),
         "audit": {

@@ -37,6 +37,7 @@ from audit.report.tables import (
     overview_table,
     slug,
 )
+from audit.report.unread import unread_block
 from audit.report.variants import variant_sections
 from audit.results import AuditResult, GateVerdict
 
@@ -320,6 +321,7 @@ def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> Rep
     return ReportModel(
         cover=build_cover(result, index),
         summary=build_summary(index, gates.verdicts, caveats),
+        unread=unread_block(result),
         gates=gates,
         datasets=[build_dataset(index, name, scores) for name in dataset_names],
         variant_sections=variant_sections(index) + extrinsic_sections(index),

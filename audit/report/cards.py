@@ -92,6 +92,7 @@ class MeasureCards:
         return CardView(
             name=measure.label,
             title=card.title,
+            version=card.version,
             what=plain(card.what),
             inputs=plain(card.inputs),
             direction=plain(card.direction),

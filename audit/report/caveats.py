@@ -10,8 +10,7 @@ from audit.report.formatting import fmt_p, group_name, plain, plural
 from audit.report.index import MeasurementIndex, unique
 from audit.report.model import Caveat
 from audit.report.studies import StudyData
-from audit.results import Measurement
-from audit.variants.records import VariantRecord
+from audit.results import Measurement, VariantRecord
 
 #: Groups with fewer items than this get the small-group caveat.
 SMALL_GROUP = 30

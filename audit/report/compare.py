@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from audit.comparison.paired import PairedTest
 from audit.comparison.runs import RunComparison, compare_results
@@ -19,6 +19,7 @@ from audit.report.formatting import fmt_date
 from audit.report.index import unique
 from audit.report.model import CardView, Caveat, SignOff, Table
 from audit.report.studies import comparison_table
+from audit.report.unread import unread_lines
 from audit.results import AuditResult
 from audit.results_io import read_results, read_scores
 
@@ -50,6 +51,11 @@ class ComparisonReport(BaseModel):
     model_pairs: list[tuple[str, str]]
     summary: list[str]
     mismatches: list[str]
+    unread: list[str] = Field(
+        default_factory=list,
+        description="What either results.json (a newer minor version) held that this "
+        "version could not show, one line per part (audit/report/unread.py).",
+    )
     tables: list[Table]
     caveats: list[Caveat]
     cards: list[CardView]
@@ -160,6 +166,7 @@ def build_comparison(
         model_pairs=comparison.pairs,
         summary=_summary(comparison),
         mismatches=comparison.mismatches,
+        unread=unread_lines(baseline, candidate),
         tables=_tables(comparison, cards),
         caveats=caveats,
         cards=[c for m in measures if (c := cards.view(m)) is not None],

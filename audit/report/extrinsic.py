@@ -14,7 +14,6 @@ import math
 
 import pandas as pd
 
-from audit.extrinsic.records import ExtrinsicRecord, StsBiasResult
 from audit.ids import PluginId
 from audit.report import cells
 from audit.report.charts import line_chart
@@ -22,7 +21,7 @@ from audit.report.formatting import fmt_num, fmt_p, plural, upper_first
 from audit.report.index import MeasurementIndex, unique
 from audit.report.model import Chart, Section, SummaryBlock, Table
 from audit.report.tables import model_cell
-from audit.stats.records import CorrelationRecord
+from audit.results import CorrelationRecord, ExtrinsicRecord, StsBiasResult
 
 KANEKO_2022 = "Kaneko, Bollegala & Okazaki 2022 (COLING)"
 #: Fewest models a correlation across models is concluded from (METHODS.md section 4).

@@ -11,9 +11,7 @@ from audit.cards import PluginCard
 from audit.ids import PluginId
 from audit.report.cards import MeasureCards
 from audit.report.formatting import lower_first
-from audit.results import AuditResult, Measurement
-from audit.stats.records import ComparisonRecord
-from audit.variants.records import VariantRecord
+from audit.results import AuditResult, ComparisonRecord, Measurement, VariantRecord
 
 K = TypeVar("K")
 

@@ -96,6 +96,7 @@ class CardView(Part):
 
     name: str
     title: str
+    version: str = Field(default="1", description="The plug-in's own version (its card's).")
     what: str
     inputs: str
     direction: str
@@ -226,6 +227,11 @@ class ReportModel(Part):
     kind: Literal["audit", "comparison"] = "audit"
     cover: Cover
     summary: Summary
+    unread: SummaryBlock | None = Field(
+        default=None,
+        description="The parts of a newer minor results.json this version could not show "
+        "(audit/report/unread.py); None when it read the whole file.",
+    )
     gates: GateSection
     datasets: list[DatasetSection]
     variant_sections: list[Section] = Field(

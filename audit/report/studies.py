@@ -15,8 +15,7 @@ from audit.report.charts import heatmap, line_chart
 from audit.report.formatting import fmt_num, fmt_pct, group_name, plural
 from audit.report.index import VariantLookup
 from audit.report.model import Caveat, Chart, Study, Table
-from audit.results import AuditResult
-from audit.stats.records import ComparisonRecord, CorrelationRecord, RobustnessRecord
+from audit.results import AuditResult, ComparisonRecord, CorrelationRecord, RobustnessRecord
 
 #: Fewer models than this: no correlation between measures can be concluded (METHODS 4).
 MIN_MODELS_FOR_CORRELATION = 5

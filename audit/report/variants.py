@@ -20,8 +20,7 @@ from audit.report.index import MeasurementIndex, unique
 from audit.report.model import Chart, Section, SummaryBlock, Table
 from audit.report.studies import comparison_row
 from audit.report.tables import model_cell, slug
-from audit.stats.records import ComparisonRecord
-from audit.variants.records import CorpusRecord, MetaEvaluation, VariantRecord
+from audit.results import ComparisonRecord, CorpusRecord, MetaEvaluation, VariantRecord
 
 KANEKO_2022 = "Kaneko, Bollegala & Okazaki 2022 (COLING), Table 1"
 KANEKO_2023 = "Kaneko, Bollegala & Okazaki 2023 (EACL)"

@@ -42,6 +42,7 @@ class ScorerEntry(PluginEntry):
             title=title,
             summary=info.summary,
             shape=info.unit,
+            version=info.version,
             ideal_value=None,
         )
         return cls(card=card, options=options, target=target, info=info)

@@ -10,6 +10,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from audit.ids import PluginId
+from audit.results import ComparisonRecord
 from audit.scoring.base import ScorerInfo
 from audit.stats.draws import Draws, bootstrap_draws, identity_draws
 from audit.stats.inputs import (
@@ -20,7 +21,6 @@ from audit.stats.inputs import (
     require_resamplable,
 )
 from audit.stats.intervals import percentile_interval
-from audit.stats.records import ComparisonRecord
 from audit.stats.significance import mcnemar_exact
 
 

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from audit.results import CorrelationRecord, MeasureSeries
 from audit.stats.mutual_information import kraskov_mi
-from audit.stats.records import CorrelationRecord, MeasureSeries
 
 #: Below this many models a correlation is reported as inconclusive.
 MIN_MODELS = 5

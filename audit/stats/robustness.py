@@ -11,10 +11,10 @@ import pandas as pd
 from pydantic import BaseModel
 
 from audit.ids import PluginId
+from audit.results import ModelDrawSummary, RobustnessRecord
 from audit.scoring.base import ScorerInfo
 from audit.stats.draws import identity_draws, subsample_draws
 from audit.stats.inputs import prepare_aligned, record_keys, require_resamplable
-from audit.stats.records import ModelDrawSummary, RobustnessRecord
 
 
 def _finite_or_none(x: float) -> float | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audit.variants.records import ProbeRecord, TrainingSummary
+from audit.results import ProbeRecord, TrainingSummary
 
 #: Bump when the trainer's arithmetic changes, so old variants are not reused.
 VARIANT_FORMAT = 1

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from audit.results import CorpusRecord
 from audit.stats.ilps import estimate_ilps
 from audit.variants.corpus import Corpus
 from audit.variants.mining import corpus_counts
-from audit.variants.records import CorpusRecord
 from audit.variants.wordlists import GenderWordLists
 
 

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import stats
 
+from audit.results import ControlCheck, CorrelationWithRatio, MetaEvaluation, ProbeRecord
 from audit.stats.intervals import percentile_interval
-from audit.variants.records import ControlCheck, CorrelationWithRatio, MetaEvaluation, ProbeRecord
 
 if TYPE_CHECKING:
     from audit.ids import PluginId

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from audit.errors import AuditUserError
-from audit.variants.records import ProbeOccupation, ProbeRecord
+from audit.results import ProbeOccupation, ProbeRecord
 
 if TYPE_CHECKING:
     import torch

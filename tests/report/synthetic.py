@@ -556,9 +556,9 @@ def synthetic_result(
 def synthetic_studied_result(scores: pd.DataFrame | None = None) -> AuditResult:
     """The synthetic audit with robustness, correlation and comparison records computed by
     audit.stats on its scores (bert-base-uncased and roberta-base share the AUL scorer)."""
+    from audit.results import MeasureSeries
     from audit.stats.comparison import compare_models
     from audit.stats.correlation import correlate_measures
-    from audit.stats.records import MeasureSeries
     from audit.stats.robustness import robustness_study
 
     scores = synthetic_scores() if scores is None else scores

@@ -21,18 +21,21 @@ from scipy import stats
 from audit.cards import PluginCard
 from audit.ids import PluginId
 from audit.migrations.v1_cards import v1_cards
-from audit.results import AuditResult, Measurement, ModelRecord, UnitRecord
-from audit.results_io import read_results
-from audit.stats.records import ComparisonRecord
-from audit.variants.meta_evaluation import meta_evaluate
-from audit.variants.records import (
+from audit.results import (
+    AuditResult,
+    ComparisonRecord,
     CorpusRecord,
     LossPoint,
+    Measurement,
+    ModelRecord,
     ProbeOccupation,
     ProbeRecord,
     TrainingSummary,
+    UnitRecord,
     VariantRecord,
 )
+from audit.results_io import read_results
+from audit.variants.meta_evaluation import meta_evaluate
 
 V1_DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "results_v1_demo.json"
 BASE = "smollm2-135m"

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from audit.ids import PluginId
+from audit.results import MeasureSeries
 from audit.stats.comparison import compare_models
 from audit.stats.correlation import correlate_measures
 from audit.stats.inputs import StatisticsInputError
 from audit.stats.mutual_information import kraskov_mi
-from audit.stats.records import MeasureSeries
 from tests.measures.frames_factory import AUL, pair_frame
 from tests.stats.measure_args import study_args
 

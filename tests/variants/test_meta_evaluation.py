@@ -9,14 +9,13 @@ import pytest
 from scipy import stats
 
 from audit.ids import PluginId
-from audit.results import Measurement
+from audit.results import Measurement, MetaEvaluation, ProbeOccupation, ProbeRecord
 from audit.variants.meta_evaluation import (
     NOT_RANKED,
     bootstrap_spearman,
     check_control,
     meta_evaluate,
 )
-from audit.variants.records import MetaEvaluation, ProbeOccupation, ProbeRecord
 
 RATIOS = [round(0.1 * i, 1) for i in range(11)]
 MODELS = [f"mini-bc-r{r:g}" for r in RATIOS]

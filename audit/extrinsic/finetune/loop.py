@@ -37,8 +37,8 @@ import torch
 from audit.errors import AuditUserError
 from audit.extrinsic.finetune.heads import TaskModel
 from audit.extrinsic.finetune.inputs import EncodedInput
-from audit.extrinsic.finetune.records import DevEvaluation, FineTuneSummary
 from audit.extrinsic.finetune.settings import FineTuneSettings
+from audit.results import DevEvaluation, FineTuneSummary
 from audit.variants.training.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from audit.variants.training.contract import TrainingInterrupted, TrainingStatus
 from audit.variants.training.loop import ADAM_EPSILON, MAX_GRAD_NORM, device_label

@@ -26,8 +26,8 @@ from audit.extrinsic.finetune.loop import (
     run_finetune,
 )
 from audit.extrinsic.finetune.predict import PREDICT_BATCH, predict_outputs
-from audit.extrinsic.finetune.records import DevEvaluation
 from audit.extrinsic.finetune.settings import FineTuneSettings
+from audit.results import DevEvaluation
 
 if TYPE_CHECKING:
     from audit.models.loaded import LoadedModel

@@ -31,8 +31,8 @@ from audit.extrinsic.finetune.examples import (
     classification_data_sha256,
     regression_data_sha256,
 )
-from audit.extrinsic.finetune.records import FineTuneSummary
 from audit.extrinsic.finetune.settings import FineTuneSettings
+from audit.results import FineTuneSummary
 
 if TYPE_CHECKING:
     import numpy as np

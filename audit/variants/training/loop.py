@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import torch
 
 from audit.errors import AuditUserError
-from audit.variants.records import TrainingSummary
+from audit.results import TrainingSummary
 from audit.variants.training.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from audit.variants.training.contract import (
     Objective,

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-    from audit.variants.records import TrainingSummary
+    from audit.results import TrainingSummary
     from audit.variants.settings import TrainingSpec
 
 __all__ = ["Objective", "TrainingData", "TrainingInterrupted", "TrainingStatus", "train_model"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from audit.variants.records import LossPoint
+from audit.results import LossPoint
 
 if TYPE_CHECKING:
     import torch

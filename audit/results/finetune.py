@@ -6,16 +6,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from audit.variants.records import LossPoint
-
-
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from audit.results.record import Record
+from audit.results.variants import LossPoint
 
 
-class DevEvaluation(_Record):
+class DevEvaluation(Record):
     """The dev set scored at one step: Pearson and Spearman for a regression head,
     accuracy for a classifier (the others None)."""
 
@@ -26,7 +23,7 @@ class DevEvaluation(_Record):
     accuracy: float | None = None
 
 
-class FineTuneSummary(_Record):
+class FineTuneSummary(Record):
     """One fine-tuning of a task head and its encoder (all its sessions)."""
 
     kind: Literal["regression", "classification"]

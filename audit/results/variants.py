@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from audit.ids import PluginId
+from audit.results.record import Record
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class LossPoint(_Record):
+class LossPoint(Record):
     step: int
     loss: float
     terms: dict[str, float] = Field(
@@ -25,7 +22,7 @@ class LossPoint(_Record):
     )
 
 
-class TrainingSummary(_Record):
+class TrainingSummary(Record):
     """What one training did (written to the variant's cache folder, copied to results)."""
 
     objective: Literal["masked_lm", "causal_lm", "at"]
@@ -45,13 +42,13 @@ class TrainingSummary(_Record):
     trainable_parameters: int | None = None
 
 
-class ProbeOccupation(_Record):
+class ProbeOccupation(Record):
     occupation: str
     p_he: float
     p_she: float
 
 
-class ProbeRecord(_Record):
+class ProbeRecord(Record):
     """P(he) vs P(she) on "[MASK] is a/an <occupation>." (masked LMs) or P("He is a/an
     <occupation>.") vs P("She ...") (causal LMs): the check that a bias control worked."""
 
@@ -64,7 +61,7 @@ class ProbeRecord(_Record):
     he_share: float = Field(description="Mean over occupations of p_he / (p_he + p_she).")
 
 
-class VariantRecord(_Record):
+class VariantRecord(Record):
     """One trained variant model, audited like any model (its id is in `models`)."""
 
     id: str
@@ -84,7 +81,7 @@ class VariantRecord(_Record):
     probe: ProbeRecord | None = None
 
 
-class CorpusRecord(_Record):
+class CorpusRecord(Record):
     """A training corpus as Kaneko et al. 2022 Table 1 describes one."""
 
     name: str
@@ -102,7 +99,7 @@ class CorpusRecord(_Record):
     used_by: list[str] = Field(default_factory=list, description="Variant entries using it.")
 
 
-class CorrelationWithRatio(_Record):
+class CorrelationWithRatio(Record):
     """One measure's values across the ratio models and its correlation with r."""
 
     measure: PluginId
@@ -123,7 +120,7 @@ class CorrelationWithRatio(_Record):
     note: str = ""
 
 
-class ControlCheck(_Record):
+class ControlCheck(Record):
     """Did the bias control work? The probe's he-share should rise with r."""
 
     he_share: list[float | None] = Field(description="Probe he-share per ratio.")
@@ -134,7 +131,7 @@ class ControlCheck(_Record):
     reason: str
 
 
-class MetaEvaluation(_Record):
+class MetaEvaluation(Record):
     """Kaneko et al. 2023: rank measures by how well they follow a controlled bias."""
 
     entry: str

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from audit.ids import PluginId
+from audit.results.record import Record
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ModelDrawSummary(_Record):
+class ModelDrawSummary(Record):
     """One model's values of a measure across the subsample draws of one rate."""
 
     model: str
@@ -32,7 +29,7 @@ class ModelDrawSummary(_Record):
     )
 
 
-class RobustnessRecord(_Record):
+class RobustnessRecord(Record):
     """The subsampling study (Liu 2024) of one measure at one rate."""
 
     measure: PluginId
@@ -56,7 +53,7 @@ class RobustnessRecord(_Record):
     note: str = ""
 
 
-class MeasureSeries(_Record):
+class MeasureSeries(Record):
     """One measure on one dataset, group `all`, across models: a correlation's axis.
 
     Hashable (a key of `correlate_measures`' input); like a PluginId it is identified by
@@ -83,7 +80,7 @@ class MeasureSeries(_Record):
         return self.key == other.key
 
 
-class CorrelationRecord(_Record):
+class CorrelationRecord(Record):
     """Correlation of two measures across models (and variants)."""
 
     x: MeasureSeries
@@ -104,7 +101,7 @@ class CorrelationRecord(_Record):
     note: str = ""
 
 
-class ComparisonRecord(_Record):
+class ComparisonRecord(Record):
     """Model A (candidate, e.g. newer) against model B (baseline) on the same items."""
 
     measure: PluginId

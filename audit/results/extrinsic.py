@@ -7,17 +7,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from audit.extrinsic.finetune.records import FineTuneSummary
 from audit.ids import PluginId
+from audit.results.finetune import FineTuneSummary
+from audit.results.record import Record
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class PctFemaleCorrelation(_Record):
+class PctFemaleCorrelation(Record):
     """Correlation, across occupations, of a per-occupation bias value with the share of
     women in the occupation."""
 
@@ -34,7 +31,7 @@ class PctFemaleCorrelation(_Record):
 # --- STS-bias ----------------------------------------------------------------------------
 
 
-class StsBiasOccupation(_Record):
+class StsBiasOccupation(Record):
     """One occupation's similarity gaps over every template."""
 
     occupation: str
@@ -46,7 +43,7 @@ class StsBiasOccupation(_Record):
     )
 
 
-class StsBiasResult(_Record):
+class StsBiasResult(Record):
     """STS-bias (Webster et al. 2020): mean absolute difference of the predicted similarity
     of ("A man ...", "A/An <occupation> ...") and ("A woman ...", "A/An <occupation> ...")."""
 
@@ -76,7 +73,7 @@ class StsBiasResult(_Record):
 # --- BiasBios --------------------------------------------------------------------------
 
 
-class TprGapOccupation(_Record):
+class TprGapOccupation(Record):
     """One occupation (true title) of the BiasBios test bios."""
 
     occupation: str
@@ -93,7 +90,7 @@ class TprGapOccupation(_Record):
     note: str = ""
 
 
-class TprGapResult(_Record):
+class TprGapResult(Record):
     """BiasBios TPR gap (De-Arteaga et al. 2019) of an occupation classifier's predictions."""
 
     aggregate: Literal["mean_abs", "rms", "mean"] = Field(
@@ -132,14 +129,14 @@ class TprGapResult(_Record):
 # --- NLI-bias ----------------------------------------------------------------------------
 
 
-class ThresholdShare(_Record):
+class ThresholdShare(Record):
     tau: float
     value: float
     ci_low: float | None = None
     ci_high: float | None = None
 
 
-class NliBiasGroup(_Record):
+class NliBiasGroup(Record):
     """The NLI-bias scores of one group of pairs: all, one gender, or one gender word."""
 
     group: str = Field(description="'all', 'female', 'male', or a gender word.")
@@ -157,7 +154,7 @@ class NliBiasGroup(_Record):
     note: str = ""
 
 
-class NliBiasResult(_Record):
+class NliBiasResult(Record):
     """NLI-bias (Dev et al. 2020): how often a model calls a gender-occupation pair neutral."""
 
     value: float = Field(description="Fraction neutral over all pairs; ideal 1.")
@@ -186,7 +183,7 @@ class NliBiasResult(_Record):
 # --- one task on one model, as the engine records it -------------------------------------
 
 
-class CurvePoint(_Record):
+class CurvePoint(Record):
     """The task's measure (and the dev score) of the model at one fine-tuning step."""
 
     step: int
@@ -196,7 +193,7 @@ class CurvePoint(_Record):
     )
 
 
-class DevCheck(_Record):
+class DevCheck(Record):
     """Whether the fine-tuning learned the task: its final dev score against a floor."""
 
     metric: Literal["pearson", "accuracy"]
@@ -207,7 +204,7 @@ class DevCheck(_Record):
     n: int = Field(description="Dev examples scored.")
 
 
-class ExtrinsicRecord(_Record):
+class ExtrinsicRecord(Record):
     """One extrinsic task fine-tuned on one model (or variant) and measured."""
 
     task: str

@@ -1,0 +1,68 @@
+"""What a run read and did: the models and datasets as read, the scoring units (and the
+combinations left out) and the environment."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from audit.ids import PluginId
+from audit.results.record import Record
+
+
+class ModelRecord(Record):
+    """A model as audited: where it came from and what exactly it was."""
+
+    id: str
+    source: str
+    model_type: Literal["masked", "causal"]
+    fingerprint: str
+    n_parameters: int | None = None
+    device: str = "cpu"
+    precision: str = "float32"
+
+
+class DatasetRecord(Record):
+    """A dataset as read: file, checksum and an account of every row."""
+
+    name: str
+    shape: Literal["pairs", "labelled"]
+    source: str
+    sha256: str
+    rows_read: int
+    rows_kept: int
+    skipped: dict[str, int] = Field(default_factory=dict)
+    filtered: dict[str, int] = Field(default_factory=dict)
+    groups: dict[str, int] = Field(
+        default_factory=dict, description="Items per bias type (pairs) or target group."
+    )
+
+
+class UnitRecord(Record):
+    """One scoring unit (model x dataset x scorer) and how it ran."""
+
+    model: str
+    dataset: str
+    scorer: PluginId
+    sentences: int
+    computed: int = Field(description="Cache entries computed in this run.")
+    cached: int = Field(description="Cache entries reused from earlier runs.")
+    corrupt: int = Field(default=0, description="Cache entries found corrupt and recomputed.")
+    seconds: float
+
+
+class SkippedUnit(Record):
+    """A combination the plan left out, and why."""
+
+    model: str
+    dataset: str
+    scorer: PluginId
+    reason: str
+
+
+class Environment(Record):
+    python: str
+    platform: str
+    device: str
+    packages: dict[str, str]

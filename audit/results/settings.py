@@ -1,0 +1,46 @@
+"""What was audited, by whom, and with which statistical settings (`AuditInfo`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from audit.results.record import Record
+
+
+class BootstrapSettings(Record):
+    """How the confidence intervals were drawn."""
+
+    resamples: int = Field(description="Bootstrap resamples per interval; 0 = no intervals.")
+    method: Literal["percentile"] = "percentile"
+    level: float = Field(description="Confidence level, 1 - alpha.")
+
+
+class RobustnessSettings(Record):
+    """The subsampling study the spec asked for (Liu 2024)."""
+
+    rates: list[float]
+    repeats: int
+    agreement: float
+    seed: int | None = Field(default=None, description="None: the audit's seed.")
+
+
+class AuditInfo(Record):
+    """What was audited, by whom, and with which statistical settings."""
+
+    name: str
+    owner: str | None = None
+    description: str = ""
+    spec_path: str
+    spec_sha256: str
+    seed: int
+    alpha: float
+    bootstrap: BootstrapSettings
+    robustness: RobustnessSettings | None = Field(
+        default=None, description="The subsampling study asked for; None when not asked."
+    )
+    report_formats: list[Literal["html", "pdf"]] = Field(
+        default_factory=lambda: list[Literal["html", "pdf"]](["html", "pdf"]),
+        description="Report files `audit run` writes (and `audit render` redraws).",
+    )
