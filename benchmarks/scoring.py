@@ -33,6 +33,7 @@ from typing import Any
 import torch
 from common import (
     DTYPES,
+    SHARED,
     add_device_arguments,
     choose_device,
     device_record,
@@ -54,8 +55,6 @@ from audit.scoring.masked.scorers import AUL_SCORER, AULA_SCORER, CPS_SCORER, PL
 from audit.scoring.options import MaskedOptions
 from audit.spec.models import ModelSpec
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("AUDIT_SHARED_DIR", REPO.parent / "shared")).resolve()
 CROWS = SHARED / "data" / "crows_pairs" / "crows_pairs_anonymized.csv"
 BUILD = SHARED / "models" / "minilm_mlm" / "build.py"
 MODEL_DIR = Path("~/.cache/bias-fixtures/minilm-mlm").expanduser()

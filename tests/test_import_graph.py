@@ -1,8 +1,9 @@
 """No import cycles between the package's modules, nor between its subpackages.
 
 Every `import` counts, including those inside functions (a function-level import only
-delays a cycle, it does not remove it); only imports under `if TYPE_CHECKING:` are left
-out, since they never run. A top-level module (audit/engine.py) is a unit of its own at
+delays a cycle, it does not remove it) and those under `if TYPE_CHECKING:` (they do not
+run, but they still tie the two modules together: neither can be read, type-checked or
+moved without the other). A top-level module (audit/engine.py) is a unit of its own at
 the package level; a subpackage (audit/scoring/) is one unit with all its modules.
 """
 
@@ -28,18 +29,8 @@ def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in PACKAGE_ROOT.rglob("*.py")}
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _import_nodes(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and _is_type_checking(child.test):
-            for orelse in child.orelse:
-                yield from _import_nodes(orelse)
-            continue
         if isinstance(child, ast.Import | ast.ImportFrom):
             yield child
         yield from _import_nodes(child)
@@ -153,7 +144,8 @@ def test_no_import_cycle_between_packages() -> None:
     [
         ("from audit.b import f\n", {"audit.b"}),
         ("def g():\n    import audit.b\n", {"audit.b"}),
-        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import audit.b\n", set()),
+        ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import audit.b\n", {"audit.b"}),
+        ("if TYPE_CHECKING:\n    pass\nelse:\n    from audit.b import f\n", {"audit.b"}),
     ],
 )
 def test_the_checker_sees_imports(tmp_path: Path, source: str, expected: set[str]) -> None:

@@ -96,7 +96,10 @@ def load_corpus_measure(name: str) -> CorpusMeasure:
     return measure
 
 
-_CROWS = "Nangia et al. 2020, CrowS-Pairs (EMNLP); Nadeem et al. 2021, StereoSet (ACL)"
+_STEREOSET = "Nadeem et al. 2021, StereoSet (ACL)"
+_CROWS = "Nangia et al. 2020, CrowS-Pairs (EMNLP); " + _STEREOSET
+#: The limitation every intrinsic measure's card states.
+_INTRINSIC_ALONE = "Intrinsic measures alone must not decide a deployment (Kaneko et al. 2022)."
 _LIU = "Liu 2024, Robust Evaluation Measures for Evaluating Social Biases in MLMs (AAAI)"
 #: The interval of the pair measures other than the bias score (audit/stats/intervals.py).
 _BOOTSTRAP_CI = (
@@ -134,7 +137,7 @@ register_measure(
         "(see score_gap, KLS, JSS).",
         "Not robust on small datasets (Liu 2024): check the subsampling study.",
         "Undefined when every pair ties.",
-        "Intrinsic measures alone must not decide a deployment (Kaneko et al. 2022).",
+        _INTRINSIC_ALONE,
     ),
 )
 
@@ -172,7 +175,7 @@ register_measure(
         "Needs statements the model could plausibly produce; check perplexities are sane.",
         "Groups with few items give wide intervals, and none below 10 statements a side; a "
         "group without harmful or benign items has no value.",
-        "Intrinsic measures alone must not decide a deployment (Kaneko et al. 2022).",
+        _INTRINSIC_ALONE,
     ),
 )
 
@@ -192,7 +195,7 @@ register_measure(
     inputs="StereoSet intrasentence; any scorer.",
     direction="Above 50 favours stereotypes.",
     ideal="50",
-    citation="Nadeem et al. 2021, StereoSet (ACL)",
+    citation=_STEREOSET,
     limitations=(
         "Same indicator limits as bias_score.",
         "Averaged over items, not over target terms as in the StereoSet leaderboard code.",
@@ -225,7 +228,7 @@ register_measure(
         "Symmetric: does not say which side is favoured (see bias_score).",
         "Bounded above by 100, so near 100 the estimator is biased downwards and the "
         "percentile bootstrap interval may lie below the point estimate.",
-        "Intrinsic measures alone must not decide a deployment (Kaneko et al. 2022).",
+        _INTRINSIC_ALONE,
     ),
 )
 
@@ -258,7 +261,7 @@ register_measure(
         "type without a value is left out of the weighted overall value (named in the note).",
         "The estimator is bounded below by 50, so near 50 it is biased upwards and the "
         "percentile bootstrap interval may lie above the point estimate.",
-        "Intrinsic measures alone must not decide a deployment (Kaneko et al. 2022).",
+        _INTRINSIC_ALONE,
     ),
 )
 
@@ -336,7 +339,7 @@ register_measure(
     inputs="StereoSet intrasentence (items with an unrelated sentence); any scorer.",
     direction="Higher = better language modelling.",
     ideal="100",
-    citation="Nadeem et al. 2021, StereoSet (ACL)",
+    citation=_STEREOSET,
     limitations=(
         "Averaged over items, not over target terms as in the StereoSet leaderboard code.",
         "Undefined on datasets without unrelated sentences.",
@@ -355,7 +358,7 @@ register_measure(
     inputs="StereoSet intrasentence (items with an unrelated sentence); any scorer.",
     direction="0 to 100; higher = better language model with less stereotype preference.",
     ideal="100",
-    citation="Nadeem et al. 2021, StereoSet (ACL)",
+    citation=_STEREOSET,
     limitations=(
         "Mixes capability and bias: a weak language model can score like a biased one.",
         "Undefined on datasets without unrelated sentences.",

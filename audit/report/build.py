@@ -6,11 +6,13 @@ from typing import TYPE_CHECKING
 
 from audit.finetune_copies import without_finetune_copies
 from audit.gates import gate_exit_code
+from audit.ids import PluginId
 from audit.report import cells
 from audit.report.caveats import build_caveats
 from audit.report.charts import distribution_charts, group_charts
 from audit.report.extrinsic import extrinsic_sections
 from audit.report.formatting import fmt_band, fmt_date, fmt_num, fmt_precision, group_name
+from audit.report.gate_summary import overall_verdict, verdict_reason
 from audit.report.index import MeasurementIndex
 from audit.report.model import (
     Chart,
@@ -29,7 +31,7 @@ from audit.report.studies import (
     correlation_study,
     robustness_study,
 )
-from audit.report.summary import build_summary, overall_verdict, verdict_reason
+from audit.report.summary import build_summary
 from audit.report.tables import (
     diagnostic_tables,
     group_tables,
@@ -160,9 +162,7 @@ def gate_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table | 
                 cells.text(index.cards.scorer_name(v.scorer) if v.scorer is not None else "—"),
                 cells.text(group_name(v.group)),
                 cells.text(fmt_band(v.low, v.high)),
-                cells.Cell(
-                    kind="estimate", value=v.value, low=v.ci_low, high=v.ci_high, digits=digits
-                ),
+                cells.interval(v.value, v.ci_low, v.ci_high, digits),
                 cells.verdict(v.verdict, VERDICT_EMPHASIS[v.verdict], note=verdict_reason(v)),
             ]
         )
@@ -226,7 +226,7 @@ def build_gates(index: MeasurementIndex) -> GateSection:
 def build_dataset(
     index: MeasurementIndex, name: str, scores: pd.DataFrame | None
 ) -> DatasetSection:
-    record = next((d for d in index.result.datasets if d.name == name), None)
+    record = index.dataset_record(name)
     tables: list[Table] = []
     charts: list[Chart] = []
     if (t := overview_table(index, name)) is not None:
@@ -258,6 +258,13 @@ def build_dataset(
     )
 
 
+def _unit_cells(
+    index: MeasurementIndex, model: str, dataset: str, scorer: PluginId
+) -> list[cells.Cell]:
+    """The Model, Dataset and Scorer cells of a scoring unit (done or left out)."""
+    return [cells.text(model), cells.text(dataset), cells.text(index.cards.scorer_name(scorer))]
+
+
 def build_appendix(index: MeasurementIndex) -> list[Table]:
     result = index.result
     units = cells.TableMaker(
@@ -269,9 +276,7 @@ def build_appendix(index: MeasurementIndex) -> list[Table]:
     for u in result.units:
         units.add(
             [
-                cells.text(u.model),
-                cells.text(u.dataset),
-                cells.text(index.cards.scorer_name(u.scorer)),
+                *_unit_cells(index, u.model, u.dataset, u.scorer),
                 cells.count(u.sentences),
                 cells.count(u.computed),
                 cells.count(u.cached),
@@ -287,14 +292,7 @@ def build_appendix(index: MeasurementIndex) -> list[Table]:
             key_columns=3,
         )
         for s in result.skipped_units:
-            skipped.add(
-                [
-                    cells.text(s.model),
-                    cells.text(s.dataset),
-                    cells.text(index.cards.scorer_name(s.scorer)),
-                    cells.text(s.reason),
-                ]
-            )
+            skipped.add([*_unit_cells(index, s.model, s.dataset, s.scorer), cells.text(s.reason)])
         tables.append(skipped.table())
     timings = cells.TableMaker(id="timings", title="Time per stage", columns=["Stage", "Seconds"])
     for stage, seconds in result.timings.items():

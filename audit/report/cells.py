@@ -39,20 +39,25 @@ def digits_for(values: list[float | None]) -> int:
     return 1 if finite and max(finite) >= 10 else 3
 
 
+def interval(
+    value: float | None,
+    low: float | None,
+    high: float | None,
+    digits: int,
+    *,
+    note: str = "",
+) -> Cell:
+    """A value with its confidence interval [low, high]."""
+    return Cell(kind="estimate", value=value, low=low, high=high, digits=digits, note=note)
+
+
 def estimate(m: Measurement | None, digits: int) -> Cell:
     """A measurement as value + CI; an undefined one as a dash with its reason."""
     if m is None:
         return Cell(kind="text", text="not measured")
     if m.status != "ok" or m.value is None:
         return Cell(kind="estimate", value=None, note=plain(m.note) or "undefined", emphasis="warn")
-    return Cell(
-        kind="estimate",
-        value=m.value,
-        low=m.ci_low,
-        high=m.ci_high,
-        digits=digits,
-        note=plain(m.note),
-    )
+    return interval(m.value, m.ci_low, m.ci_high, digits, note=plain(m.note))
 
 
 @dataclass

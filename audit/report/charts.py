@@ -6,6 +6,7 @@ a few hundred rows at most and renders fast.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import altair as alt
@@ -71,13 +72,18 @@ MAX_DISTRIBUTION_PANELS = 6
 def distribution_charts(scores: pd.DataFrame, index: MeasurementIndex, dataset: str) -> list[Chart]:
     """The score distributions of a dataset: one chart, or one per part of the units (as
     the per-group tables are split), so many models and variants stay readable."""
-    parts = index.unit_parts(dataset, MAX_DISTRIBUTION_PANELS)
-    return [
-        c
-        for i, units in enumerate(parts, 1)
-        if (c := distribution_chart(scores, index, dataset, units=units, part=(i, len(parts))))
-        is not None
-    ]
+    return _per_part(
+        index.unit_parts(dataset, MAX_DISTRIBUTION_PANELS),
+        lambda units, part: distribution_chart(scores, index, dataset, units=units, part=part),
+    )
+
+
+def _per_part(
+    parts: list[list[Unit]], draw: Callable[[list[Unit], tuple[int, int]], Chart | None]
+) -> list[Chart]:
+    """The chart of each part of the units (part i of n), those that have one."""
+    drawn = (draw(units, (i, len(parts))) for i, units in enumerate(parts, 1))
+    return [c for c in drawn if c is not None]
 
 
 def distribution_chart(
@@ -207,13 +213,10 @@ MAX_CHART_MODELS = 6
 def group_charts(index: MeasurementIndex, dataset: str, measure: PluginId) -> list[Chart]:
     """The per-group charts of a measure: one, or one per part of the models (as the
     per-group tables are split), so every colour names one model."""
-    parts = index.unit_parts(dataset, MAX_CHART_MODELS)
-    return [
-        c
-        for i, units in enumerate(parts, 1)
-        if (c := group_chart(index, dataset, measure, units=units, part=(i, len(parts))))
-        is not None
-    ]
+    return _per_part(
+        index.unit_parts(dataset, MAX_CHART_MODELS),
+        lambda units, part: group_chart(index, dataset, measure, units=units, part=part),
+    )
 
 
 def group_chart(
@@ -250,7 +253,7 @@ def group_chart(
     if not rows or not groups:
         return None
     title = index.cards.title(measure)
-    record = next((d for d in index.result.datasets if d.name == dataset), None)
+    record = index.dataset_record(dataset)
     kind = "target group" if record is not None and record.shape == "labelled" else "bias type"
     frame = pd.DataFrame(rows)
     shown = [g for g in order_rows if group_name(g) in set(frame["group"])]

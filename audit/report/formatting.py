@@ -182,3 +182,10 @@ def lower_first(title: str) -> str:
 def upper_first(text: str) -> str:
     """A sentence fragment as a sentence: its first letter upper case."""
     return text[:1].upper() + text[1:]
+
+
+def join_words(words: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c' (an empty list: '')."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]

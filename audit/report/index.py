@@ -11,7 +11,7 @@ from audit.cards import PluginCard
 from audit.ids import PluginId
 from audit.report.cards import MeasureCards
 from audit.report.formatting import lower_first
-from audit.results import AuditResult, ComparisonRecord, Measurement, VariantRecord
+from audit.results import AuditResult, ComparisonRecord, DatasetRecord, Measurement, VariantRecord
 
 K = TypeVar("K")
 
@@ -43,6 +43,10 @@ class MeasurementIndex:
 
     def of_dataset(self, dataset: str) -> list[Measurement]:
         return [m for m in self.result.measurements if m.dataset == dataset]
+
+    def dataset_record(self, dataset: str) -> DatasetRecord | None:
+        """The result's record of `dataset` (its shape, rows and groups), if it has one."""
+        return next((d for d in self.result.datasets if d.name == dataset), None)
 
     def units(self, dataset: str) -> list[Unit]:
         """The model x scorer combinations measured on `dataset`, in the spec's model order."""

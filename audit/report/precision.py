@@ -8,7 +8,7 @@ e.g. `cuda/bfloat16`); nothing else is looked up.
 from __future__ import annotations
 
 from audit.report import cells
-from audit.report.formatting import fmt_count, fmt_pct, plural
+from audit.report.formatting import fmt_count, fmt_pct, join_words, plural
 from audit.report.index import MeasurementIndex
 from audit.report.model import SummaryBlock, Table
 from audit.results import AuditResult, PrecisionCheck
@@ -57,10 +57,6 @@ def _check_line(index: MeasurementIndex, check: PrecisionCheck) -> str:
     )
 
 
-def _join(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-
-
 def precision_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
     """Page 1: the run used reduced precision, and what the float32 check found (empty
     when every model ran in float32)."""
@@ -71,7 +67,7 @@ def precision_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
     by_dtype: dict[str, list[str]] = {}
     for model, dtype in reduced.items():
         by_dtype.setdefault(dtype, []).append(model)
-    ran = "; ".join(f"{_join(models)} in {dtype}" for dtype, models in by_dtype.items())
+    ran = "; ".join(f"{join_words(models)} in {dtype}" for dtype, models in by_dtype.items())
     checks = [c for c in result.precision_checks if c.model in reduced]
     unchecked = [m for m in reduced if not any(c.model == m for c in checks)]
     text = (

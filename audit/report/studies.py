@@ -20,6 +20,25 @@ from audit.results import AuditResult, ComparisonRecord, CorrelationRecord, Robu
 #: Fewer models than this: no correlation between measures can be concluded (METHODS 4).
 MIN_MODELS_FOR_CORRELATION = 5
 
+#: Each study's section id and title.
+STUDY_TITLES = {
+    "robustness": "Robustness to dataset size",
+    "correlation": "Correlation between measures",
+    "comparison": "Paired comparison of models",
+}
+
+
+def _not_run(study_id: str, why: str) -> Study:
+    return Study(
+        id=study_id, title=STUDY_TITLES[study_id], ran=False, not_run_reason=f"Not run: {why}."
+    )
+
+
+def _ran(study_id: str, tables: list[Table], charts: list[Chart] | None = None) -> Study:
+    return Study(
+        id=study_id, title=STUDY_TITLES[study_id], ran=True, tables=tables, charts=charts or []
+    )
+
 
 @dataclass
 class StudyData:
@@ -78,12 +97,7 @@ def robustness_study(data: StudyData) -> Study:
             if requested
             else "the spec has no robustness section"
         )
-        return Study(
-            id="robustness",
-            title="Robustness to dataset size",
-            ran=False,
-            not_run_reason=f"Not run: {reason}.",
-        )
+        return _not_run("robustness", reason)
     models = list(dict.fromkeys(m.model for r in data.robustness for m in r.models))
     maker = cells.TableMaker(
         id="robustness-table",
@@ -158,13 +172,7 @@ def robustness_study(data: StudyData) -> Study:
                 alt="Agreement share per sampling rate for each measure",
             )
         )
-    return Study(
-        id="robustness",
-        title="Robustness to dataset size",
-        ran=True,
-        tables=[maker.table()],
-        charts=charts,
-    )
+    return _ran("robustness", [maker.table()], charts)
 
 
 def correlation_study(data: StudyData) -> Study:
@@ -177,12 +185,7 @@ def correlation_study(data: StudyData) -> Study:
             if n_models < MIN_MODELS_FOR_CORRELATION
             else "results.json holds no correlation records"
         )
-        return Study(
-            id="correlation",
-            title="Correlation between measures",
-            ran=False,
-            not_run_reason=f"Not run: {why}.",
-        )
+        return _not_run("correlation", why)
     maker = cells.TableMaker(
         id="correlation-table",
         title="Correlation between measures across models",
@@ -239,13 +242,7 @@ def correlation_study(data: StudyData) -> Study:
                 alt="Heatmap of Spearman correlations between measures",
             )
         )
-    return Study(
-        id="correlation",
-        title="Correlation between measures",
-        ran=True,
-        tables=[maker.table()],
-        charts=charts,
-    )
+    return _ran("correlation", [maker.table()], charts)
 
 
 def comparison_study(data: StudyData) -> Study:
@@ -265,18 +262,8 @@ def comparison_study(data: StudyData) -> Study:
                 "the only paired comparisons are of variants against their base; they are "
                 "under Variants against their base"
             )
-        return Study(
-            id="comparison",
-            title="Paired comparison of models",
-            ran=False,
-            not_run_reason=f"Not run: {why}.",
-        )
-    return Study(
-        id="comparison",
-        title="Paired comparison of models",
-        ran=True,
-        tables=[comparison_table(records, data.cards, table_id="comparison-table")],
-    )
+        return _not_run("comparison", why)
+    return _ran("comparison", [comparison_table(records, data.cards, table_id="comparison-table")])
 
 
 def comparison_table(
@@ -320,13 +307,7 @@ def comparison_row(r: ComparisonRecord, cards: MeasureCards) -> list[cells.Cell]
     """One ComparisonRecord as a table row."""
     emphasis = {"better": "good", "worse": "bad", "undefined": "warn"}.get(r.verdict, "")
     digits = cells.digits_for([r.value_a, r.value_b])
-    diff = cells.Cell(
-        kind="estimate",
-        value=r.difference,
-        low=r.difference_ci_low,
-        high=r.difference_ci_high,
-        digits=digits,
-    )
+    diff = cells.interval(r.difference, r.difference_ci_low, r.difference_ci_high, digits)
     return [
         cells.text(r.dataset, note=f"scored by {cards.scorer_name(r.scorer)}"),
         cells.text(cards.title(r.measure)),

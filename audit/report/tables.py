@@ -46,7 +46,7 @@ def overview_table(index: MeasurementIndex, dataset: str) -> Table | None:
             cells.count(n),
         ]
         for measure, m in zip(measures, found, strict=True):
-            row.append(cells.estimate(m, _digits(index, dataset, measure)))
+            row.append(cells.estimate(m, measure_digits(index, dataset, measure)))
         maker.add(row)
     return maker.table()
 
@@ -120,7 +120,7 @@ def group_table(
         + ("; p: the measure's test (see its card)." if show_p else "."),
         columns=columns,
     )
-    digits = _digits(index, dataset, measure)
+    digits = measure_digits(index, dataset, measure)
     for group in groups:
         n_items = record.groups.get(group) if record is not None else None
         row = [cells.text(group_name(group)), cells.count(n_items)]
@@ -211,7 +211,8 @@ def _has_all(index: MeasurementIndex, units: list[Unit], dataset: str, measure: 
     return any(index.get(u, dataset, measure, "all") is not None for u in units)
 
 
-def _digits(index: MeasurementIndex, dataset: str, measure: PluginId) -> int:
+def measure_digits(index: MeasurementIndex, dataset: str, measure: PluginId) -> int:
+    """Decimals for the values of `measure` on `dataset` (`cells.digits_for` of them all)."""
     values = [m.value for m in index.of_dataset(dataset) if m.measure == measure]
     return cells.digits_for(values)
 

@@ -1,10 +1,9 @@
-"""The variant sections of a report: how each variant was trained and on what corpus
-(Kaneko et al. 2022, Table 1), each variant against its base, and the meta-evaluation of
-measures across bias-controlled ratio models (Kaneko et al. 2023), with the control check
-stated first. Also the page-1 sentences about them.
+"""The Variants section of a report: how each variant was trained and on what corpus
+(Kaneko et al. 2022, Table 1) and each variant against its base; then one meta-evaluation
+section per ratio-model entry (`audit.report.meta_evaluation`).
 
-Everything comes from results.json: `variants`, `corpora`, `meta_evaluations` and the
-`comparisons` whose model A is a variant and model B its base.
+Everything comes from results.json: `variants`, `corpora` and the `comparisons` whose
+model A is a variant and model B its base.
 """
 
 from __future__ import annotations
@@ -14,23 +13,15 @@ from typing import Any
 import pandas as pd
 
 from audit.report import cells
-from audit.report.charts import probe_chart, small_multiples
-from audit.report.formatting import fmt_num, fmt_seconds, group_name, plain, plural
+from audit.report.charts import small_multiples
+from audit.report.corpora import corpora_table
+from audit.report.formatting import fmt_num, fmt_seconds, group_name, join_words, plural
 from audit.report.index import MeasurementIndex, unique
-from audit.report.model import Chart, Section, SummaryBlock, Table
+from audit.report.meta_evaluation import meta_section
+from audit.report.model import Chart, Section, Table
 from audit.report.studies import comparison_row
-from audit.report.tables import model_cell, slug
-from audit.results import ComparisonRecord, CorpusRecord, MetaEvaluation, VariantRecord
-
-KANEKO_2022 = "Kaneko, Bollegala & Okazaki 2022 (COLING), Table 1"
-KANEKO_2023 = "Kaneko, Bollegala & Okazaki 2023 (EACL)"
-KURITA = "Kurita et al. 2019"
-
-
-def _join(words: list[str]) -> str:
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
+from audit.report.tables import model_cell
+from audit.results import ComparisonRecord, VariantRecord
 
 
 def _option_value(value: Any) -> str:
@@ -48,9 +39,6 @@ def _options(record: VariantRecord) -> str:
     if not options:
         return "default options"
     return ", ".join(f"{k} = {_option_value(options[k])}" for k in sorted(options))
-
-
-# --------------------------------------------------------------------------- the variants
 
 
 def _ordered(index: MeasurementIndex) -> list[VariantRecord]:
@@ -218,67 +206,6 @@ def loss_chart(index: MeasurementIndex) -> Chart | None:
     )
 
 
-def _lean(c: CorpusRecord) -> cells.Cell:
-    if c.ilps is None:
-        return cells.text("—")
-    if c.ilps_ci_low is not None and c.ilps_ci_high is not None:
-        if c.ilps_ci_high < 0:
-            return cells.verdict("male-skewed", "warn")
-        if c.ilps_ci_low > 0:
-            return cells.verdict("female-skewed", "warn")
-        return cells.verdict("no clear skew", "good", note="the interval includes 0")
-    side = "male" if c.ilps < 0 else "female" if c.ilps > 0 else ""
-    if not side:
-        return cells.text("balanced")
-    return cells.text(f"{side}-leaning", note="no interval: the lean may be chance")
-
-
-def corpora_table(corpora: list[CorpusRecord]) -> Table:
-    """The training corpora as Kaneko et al. 2022, Table 1 gives them."""
-    maker = cells.TableMaker(
-        id="corpora-table",
-        title="Training corpora",
-        caption=f"As in {KANEKO_2022}: sentences with only female words, only male words, "
-        "both, or none (from the paired gender word lists). ILPS = log(P_f / P_m), P_f and "
-        f"P_m the relative frequencies of female and male words ({KURITA}), with its "
-        "confidence interval: negative = male-skewed, positive = female-skewed, 0 = "
-        "balanced.",
-        columns=[
-            "Corpus",
-            "Sentences",
-            "Female-only",
-            "Male-only",
-            "Mixed",
-            "No gendered word",
-            "ILPS (CI)",
-            "Skew",
-            "Used by",
-        ],
-    )
-    for c in corpora:
-        maker.add(
-            [
-                cells.text(c.name, note=f"source: {c.source}; sha256 {c.sha256[:12]}"),
-                cells.count(c.sentences),
-                cells.count(c.female_only),
-                cells.count(c.male_only),
-                cells.count(c.mixed),
-                cells.count(c.neutral),
-                cells.Cell(
-                    kind="estimate",
-                    value=c.ilps,
-                    low=c.ilps_ci_low,
-                    high=c.ilps_ci_high,
-                    digits=3,
-                    note=plain(c.ilps_note),
-                ),
-                _lean(c),
-                cells.text(", ".join(c.used_by) or "—"),
-            ]
-        )
-    return maker.table()
-
-
 def base_comparisons(index: MeasurementIndex) -> list[ComparisonRecord]:
     """The comparisons of a variant (model A) with its base (model B), by dataset, measure
     and the variants' order."""
@@ -356,7 +283,7 @@ def variants_section(index: MeasurementIndex) -> Section | None:
     n_ratio = sum(v.ratio is not None for v in variants.records.values())
     if variants:
         intro = (
-            f"{plural(len(variants.records), 'variant')} of {_join(bases)} from "
+            f"{plural(len(variants.records), 'variant')} of {join_words(bases)} from "
             f"{plural(len(entries), 'variant entry', 'variant entries')} of the spec"
         )
         if n_ratio:
@@ -385,285 +312,8 @@ def variants_section(index: MeasurementIndex) -> Section | None:
     return Section(id="variants", title="Variants", intro=intro, tables=tables, charts=charts)
 
 
-# --------------------------------------------------------------------------- meta-evaluation
-
-
-def _measure_words(index: MeasurementIndex, row: Any) -> str:
-    return (
-        f"{index.cards.name(row.measure)} on {index.cards.dataset_title(row.dataset)} "
-        f"({index.cards.scorer_name(row.scorer)})"
-    )
-
-
-def _ratio_records(index: MeasurementIndex, meta: MetaEvaluation) -> list[VariantRecord | None]:
-    return [index.variants.get(m) for m in meta.models]
-
-
-#: How the engine's reason of a failed control ends; page 1 says it in its own words.
-NOT_RANKED_TAIL = " — the measures are not ranked"
-
-
-def control_reason(meta: MetaEvaluation) -> str:
-    """The control check's reason for people, without the engine's 'not ranked' tail."""
-    return plain(meta.control.reason).removesuffix(NOT_RANKED_TAIL).rstrip(".")
-
-
-def control_blocks(meta: MetaEvaluation) -> list[SummaryBlock]:
-    """The control check said plainly, and when it failed, why nothing is ranked."""
-    control = meta.control
-    if control.worked:
-        return [
-            SummaryBlock(
-                heading="The bias control worked.",
-                text=f"{control_reason(meta)}. The more male sentences a model was trained "
-                "on, the more it prefers 'he' in the probe, so the ratio models differ in "
-                "gender bias by construction and a bias measure should follow r. The "
-                "measures are ranked by how closely they do (|Spearman ρ|).",
-                emphasis="good",
-            )
-        ]
-    return [
-        SummaryBlock(
-            heading="The bias control did not work.",
-            text=f"{control_reason(meta)}.",
-            emphasis="bad",
-        ),
-        SummaryBlock(
-            heading="No ranking of measures.",
-            text="The probe shows no reliable rise of the models' preference for 'he' with r, "
-            "so the ratio models are not known to differ in bias. Ranking measures by how "
-            "they follow r would rank them on noise, and that is not done: the correlations "
-            "below are shown for information only.",
-            emphasis="warn",
-        ),
-    ]
-
-
-def probe_figure(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Chart | None:
-    """P(he), P(she) and the he-share across r, from each ratio model's probe."""
-    records = _ratio_records(index, meta)
-    probes = [r.probe if r is not None else None for r in records]
-    first = next((p for p in probes if p is not None), None)
-    if first is None:
-        return None
-    names = (f"P({first.he})", f"P({first.she})", f"P({first.he}) share")
-    rows: list[dict[str, Any]] = []
-    for r, probe, share in zip(meta.ratios, probes, meta.control.he_share, strict=True):
-        if probe is not None:
-            rows += [
-                {"r": r, "series": names[0], "value": probe.mean_p_he},
-                {"r": r, "series": names[1], "value": probe.mean_p_she},
-            ]
-        if share is not None:
-            rows.append({"r": r, "series": names[2], "value": share})
-    return Chart(
-        id=f"{anchor}-probe",
-        title=f"{meta.entry}: the control check across r",
-        caption=f"Left: mean {names[0]} and {names[1]} over the "
-        f"{plural(len(first.occupations), 'occupation')} of '{first.template}' for each ratio "
-        f"model. Right: {names[2]}, the mean of {names[0]} / ({names[0]} + {names[1]}); the "
-        "dashed line is 0.5, no preference. If the control worked, the share rises with r.",
-        spec=probe_chart(pd.DataFrame(rows), names=names),
-        alt=f"{names[0]}, {names[1]} and {names[2]} across the male share r for {meta.entry}",
-    )
-
-
-def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Table:
-    worked = meta.control.worked
-    level = fmt_num(100 * (1 - index.result.alpha), 0)
-    resamples = index.result.audit.bootstrap.resamples
-    caption = (
-        f"Correlation between r and each measure across the {len(meta.models)} ratio models; "
-        f"n: ratio models with a value. The interval of ρ is a {level}% percentile bootstrap "
-        f"over the ratio models ({resamples:,} seeded resamples, none below 5 models)."
-    )
-    if worked:
-        caption = (
-            "Ranked by |Spearman ρ| (ties by |Pearson r|): rank 1 follows the controlled bias "
-            "best; the sign says whether the measure rises or falls with r. " + caption
-        )
-    else:
-        caption = "Not ranked: the bias control did not work. " + caption
-    maker = cells.TableMaker(
-        id=f"{anchor}-table",
-        title=f"{meta.entry}: measures against r" + ("" if worked else " (not ranked)"),
-        caption=caption,
-        columns=[
-            "Rank",
-            "Measure",
-            "Dataset",
-            "Scorer",
-            "n",
-            "Pearson r",
-            "p",
-            "Spearman ρ (CI)",
-            "p",
-        ],
-        key_columns=2,
-    )
-    for row in meta.rows:
-        note = plain(row.note)
-        if not worked:
-            note = "; ".join(p for p in note.split("; ") if not p.startswith("not ranked"))
-        maker.add(
-            [
-                cells.text(str(row.rank) if row.rank is not None else "—"),
-                cells.text(index.cards.title(row.measure)),
-                cells.text(index.cards.dataset_title(row.dataset)),
-                cells.text(index.cards.scorer_name(row.scorer)),
-                cells.Cell(kind="count", value=float(row.n), note=note),
-                cells.number(row.pearson, 2),
-                cells.pvalue(row.pearson_p),
-                cells.Cell(
-                    kind="estimate",
-                    value=row.spearman,
-                    low=row.spearman_ci_low,
-                    high=row.spearman_ci_high,
-                    digits=2,
-                ),
-                cells.pvalue(row.spearman_p),
-            ]
-        )
-    return maker.table()
-
-
-def values_figure(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Chart | None:
-    """Each measure's values across r, one small panel per measure."""
-    rows: list[dict[str, Any]] = []
-    order: list[str] = []
-    for row in meta.rows:
-        if sum(v is not None for v in row.values) < 2:
-            continue
-        label = f"{index.cards.title(row.measure)}, {row.dataset} ({row.scorer.label})" + (
-            f" #{row.rank}" if row.rank is not None else ""
-        )
-        order.append(label)
-        rows += [
-            {"measure": label, "r": r, "value": v}
-            for r, v in zip(meta.ratios, row.values, strict=True)
-            if v is not None
-        ]
-    if not rows:
-        return None
-    return Chart(
-        id=f"{anchor}-values",
-        title=f"{meta.entry}: each measure across r",
-        caption="The value of each measure on each ratio model (one panel per measure, each "
-        "with its own scale"
-        + ("; # is the rank" if meta.control.worked else "")
-        + "). A measure that tracks the controlled bias rises or falls steadily with r.",
-        spec=small_multiples(
-            pd.DataFrame(rows),
-            x="r",
-            y="value",
-            facet="measure",
-            x_title="male share r",
-            y_title="value",
-            order=order,
-            columns=3,
-        ),
-        alt=f"Values of each measure across the male share r for {meta.entry}",
-    )
-
-
-def meta_section(index: MeasurementIndex, meta: MetaEvaluation) -> Section:
-    anchor = slug("meta", meta.entry)
-    records = [r for r in _ratio_records(index, meta) if r is not None]
-    method = index.variants.method_name(records[0]) if records else "bias-controlled fine-tuning"
-    examples = unique(r.training_examples for r in records)
-    per_model = f" on {plural(examples[0], 'sentence')} each" if len(examples) == 1 else ""
-    ratios = f"r = {min(meta.ratios):g} to {max(meta.ratios):g}" if meta.ratios else ""
-    intro = (
-        f"{KANEKO_2023}: {plural(len(meta.models), 'copy', 'copies')} of {meta.base} were "
-        f"fine-tuned{per_model}, a share r of them male-only sentences and the rest "
-        f"female-only ({ratios}). If the control worked, the models' gender bias grows with "
-        "r, and a good bias measure follows r. The control is checked first, with a probe "
-        "of the models' own preference for 'he' over 'she'."
-    )
-    probe = probe_figure(index, meta, anchor)
-    values = values_figure(index, meta, anchor)
-    return Section(
-        id=anchor,
-        title=f"Meta-evaluation: {meta.entry} ({method} of {meta.base})",
-        intro=intro,
-        blocks=control_blocks(meta),
-        lead_charts=[probe] if probe is not None else [],
-        tables=[meta_table(index, meta, anchor)],
-        charts=[values] if values is not None else [],
-    )
-
-
 def variant_sections(index: MeasurementIndex) -> list[Section]:
     """The Variants section (when the result has variants or corpora), then one section
     per meta-evaluation; none for an audit without variants."""
     sections = [s] if (s := variants_section(index)) is not None else []
     return sections + [meta_section(index, m) for m in index.result.meta_evaluations]
-
-
-# --------------------------------------------------------------------------- page 1
-
-
-def _tally(records: list[ComparisonRecord]) -> str:
-    counts = {
-        k: sum(r.verdict == k for r in records)
-        for k in ("better", "worse", "not distinguishable", "undefined")
-    }
-    parts = [
-        f"{counts['better']} better",
-        f"{counts['worse']} worse",
-        f"{counts['not distinguishable']} not distinguishable",
-    ]
-    if counts["undefined"]:
-        parts.append(f"{counts['undefined']} undefined")
-    return _join(parts)
-
-
-def summary_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
-    """Page 1: one sentence per base model's debiased variants and per meta-evaluation."""
-    variants = index.variants
-    blocks: list[SummaryBlock] = []
-    debiased: dict[str, list[VariantRecord]] = {}
-    for entry in variants.entries().values():
-        for v in entry:
-            if v.ratio is None:
-                debiased.setdefault(v.base, []).append(v)
-    comparisons = base_comparisons(index)
-    for base, mine in debiased.items():
-        methods = unique(variants.method_name(v) for v in mine)
-        ids = {v.id for v in mine}
-        against = [c for c in comparisons if c.model_a in ids]
-        text = (
-            f"{plural(len(mine), 'debiased variant')} of {base} ({_join(methods)}) audited "
-            "beside their base"
-        )
-        if against:
-            compared = plural(len(against), "paired comparison")
-            text += f"; against the base on the same items, of {compared}: {_tally(against)}"
-        blocks.append(SummaryBlock(heading="Debiased variants.", text=text + ". See Variants."))
-    for meta in index.result.meta_evaluations:
-        ratios = f"r = {min(meta.ratios):g} to {max(meta.ratios):g}"
-        lead = f"{plural(len(meta.models), 'bias-controlled model')} of {meta.base} ({ratios}): "
-        if meta.control.worked:
-            best = next((r for r in meta.rows if r.rank == 1), None)
-            follow = (
-                f"The measure that follows it best is {_measure_words(index, best)} "
-                f"(Spearman {fmt_num(best.spearman, 2)})"
-                if best is not None
-                else "No measure has a defined correlation with r"
-            )
-            text = f"{lead}the bias control worked: {control_reason(meta)}. {follow}."
-            emphasis = "good"
-        else:
-            text = (
-                f"{lead}the bias control did not work, so no measure is ranked: "
-                f"{control_reason(meta)}."
-            )
-            emphasis = "warn"
-        blocks.append(
-            SummaryBlock(
-                heading="Meta-evaluation.",
-                text=text + " See Meta-evaluation.",
-                emphasis=emphasis,  # type: ignore[arg-type]
-            )
-        )
-    return blocks

@@ -7,9 +7,9 @@ more likely (`higher_is_likelier`), except perplexities, which say so in their i
 A scorer takes one of three inputs, its shape (`ScorerInfo.unit`, also the card's
 `shape`): single sentences, sentence pairs (it aligns their tokens), or template slots
 (an attribute and two target words). Every scorer object answers all three calls; the
-ones outside its shape raise a `ScoringInputError` that says what to use instead. The
-runner picks the call from the registered shape (`audit.scoring.inputs`), never from the
-object's type.
+ones outside its shape raise a `ScoringInputError` that says what to use instead (one
+base, `ShapedScorer`, does this for every shape). The runner picks the call from the
+registered shape (`audit.scoring.inputs`), never from the object's type.
 """
 
 from __future__ import annotations
@@ -124,17 +124,18 @@ def regroup_pairs(scores: Sequence[SentenceScore]) -> list[ScorePair]:
     return [(scores[i], scores[i + 1]) for i in range(0, len(scores), 2)]
 
 
-def _no_template_slots(name: str) -> ScoringInputError:
-    return ScoringInputError(
-        f"scorer '{name}' scores sentences, not template slots; for template items use tbs"
-    )
+class ShapedScorer:
+    """The base of every built-in scorer: one class for the three input shapes.
 
-
-class SentenceScorer:
-    """Base of scorers of single sentences: a pair is scored side by side, each side on
-    its own (so progress counts two sentences per pair)."""
+    A subclass sets `shape` (its `ScorerInfo.unit`) and implements that shape's call:
+    `score_sentences` (sentence), `score_pairs` (pair) or `score_slots` (template). The
+    other calls raise a `ScoringInputError` that says what to use instead, except that a
+    sentence scorer also scores pairs, each side on its own (so progress counts two
+    sentences per pair).
+    """
 
     name: str
+    shape: ClassVar[ScorerShape]
 
     def score_sentences(
         self,
@@ -144,7 +145,7 @@ class SentenceScorer:
         options: ScorerOptions,
         progress: ProgressCallback,
     ) -> list[SentenceScore]:
-        raise NotImplementedError
+        raise self._not_of_shape("sentence")
 
     def score_pairs(
         self,
@@ -154,6 +155,8 @@ class SentenceScorer:
         options: ScorerOptions,
         progress: ProgressCallback,
     ) -> list[ScorePair]:
+        if self.shape != "sentence":
+            raise self._not_of_shape("pair")
         texts = interleave_pairs(pairs)
         scores = self.score_sentences(model, texts, options=options, progress=progress)
         return regroup_pairs(scores)
@@ -166,86 +169,47 @@ class SentenceScorer:
         options: ScorerOptions,
         progress: ProgressCallback,
     ) -> list[ScorePair]:
-        raise _no_template_slots(self.name)
+        raise self._not_of_shape("template")
 
-
-class PairScorer:
-    """Base of scorers that need both sentences of a pair (they align their tokens)."""
-
-    name: str
-
-    def score_sentences(
-        self,
-        model: LoadedModel,
-        texts: Sequence[str],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[SentenceScore]:
-        raise ScoringInputError(
+    def _not_of_shape(self, called: ScorerShape) -> Exception:
+        """The error of a call for `called` input on a scorer of another shape."""
+        if called == self.shape:
+            return NotImplementedError(
+                f"{type(self).__name__} is a {self.shape} scorer but does not implement "
+                f"the {called} call"
+            )
+        if self.shape == "template":
+            return ScoringInputError(
+                f"{self.name} scores template items (an attribute and two target words), not "
+                "sentences: use it on the built-in dataset `professions`"
+            )
+        if called == "template":
+            return ScoringInputError(
+                f"scorer '{self.name}' scores sentences, not template slots; for template "
+                "items use tbs"
+            )
+        return ScoringInputError(
             f"scorer '{self.name}' compares the two sentences of a pair (it aligns their "
             "tokens), so it runs on pair datasets only; for single sentences use pll, pppl, "
             "aul or aula"
         )
 
-    def score_pairs(
-        self,
-        model: LoadedModel,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[ScorePair]:
-        raise NotImplementedError
 
-    def score_slots(
-        self,
-        model: LoadedModel,
-        slots: Sequence[TemplateSlots],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[ScorePair]:
-        raise _no_template_slots(self.name)
+class SentenceScorer(ShapedScorer):
+    """Base of scorers of single sentences (implement `score_sentences`)."""
+
+    shape: ClassVar[ScorerShape] = "sentence"
 
 
-class TemplateScorer:
-    """Base of scorers of template slots (an attribute and two targets), not sentences."""
+class PairScorer(ShapedScorer):
+    """Base of scorers that need both sentences of a pair, to align their tokens
+    (implement `score_pairs`)."""
 
-    name: str
+    shape: ClassVar[ScorerShape] = "pair"
 
-    def _template_only(self) -> ScoringInputError:
-        return ScoringInputError(
-            f"{self.name} scores template items (an attribute and two target words), not "
-            "sentences: use it on the built-in dataset `professions`"
-        )
 
-    def score_sentences(
-        self,
-        model: LoadedModel,
-        texts: Sequence[str],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[SentenceScore]:
-        raise self._template_only()
+class TemplateScorer(ShapedScorer):
+    """Base of scorers of template slots, an attribute and two targets (implement
+    `score_slots`)."""
 
-    def score_pairs(
-        self,
-        model: LoadedModel,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[ScorePair]:
-        raise self._template_only()
-
-    def score_slots(
-        self,
-        model: LoadedModel,
-        slots: Sequence[TemplateSlots],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[ScorePair]:
-        raise NotImplementedError
+    shape: ClassVar[ScorerShape] = "template"

@@ -8,10 +8,11 @@ implementation is imported on first use (`SCORERS.load(name)`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from audit.cards import PluginCard
 from audit.registry import PluginEntry, Registry
-from audit.scoring.base import Scorer, ScorerInfo, ScorerOptions
+from audit.scoring.base import Scorer, ScorerInfo, ScorerOptions, ScorerShape
 from audit.scoring.options import CausalOptions, MaskedOptions, TemplateOptions
 
 
@@ -80,151 +81,100 @@ def scorer_info(name: str) -> ScorerInfo:
 
 _CAUSAL = frozenset({"causal"})
 _MASKED = frozenset({"masked"})
+_MASKED_SCORERS = "audit.scoring.masked.scorers"
 
-SCORERS.register(
-    ScorerEntry.of(
-        ScorerInfo(
-            name="ll",
-            model_types=_CAUSAL,
-            unit="sentence",
-            higher_is_likelier=True,
-            aggregation="sum",
-            version="1",
-            summary="Causal LM log-likelihood: sum over t of log P(w_t | w_<t), BOS prepended.",
-        ),
-        title="Log-likelihood (causal LM)",
-        target="audit.scoring.causal:LL_SCORER",
-        options=CausalOptions,
+
+def _register(
+    name: str,
+    model_types: frozenset[str],
+    unit: ScorerShape,
+    aggregation: Literal["sum", "mean"],
+    *,
+    title: str,
+    summary: str,
+    target: str,
+    options: type[ScorerOptions],
+    higher_is_likelier: bool = True,
+    version: str = "1",
+) -> ScorerEntry:
+    """Register one scorer: its `ScorerInfo` and card, from one set of facts."""
+    info = ScorerInfo(
+        name=name,
+        model_types=model_types,
+        unit=unit,
+        higher_is_likelier=higher_is_likelier,
+        aggregation=aggregation,
+        version=version,
+        summary=summary,
     )
-)
-SCORERS.register(
-    ScorerEntry.of(
-        ScorerInfo(
-            name="ppl",
-            model_types=_CAUSAL,
-            unit="sentence",
-            higher_is_likelier=False,
-            aggregation="mean",
-            version="1",
-            summary="Causal LM perplexity exp(-LL/T) over T scored tokens; lower is likelier.",
-        ),
-        title="Perplexity (causal LM)",
-        target="audit.scoring.causal:PPL_SCORER",
-        options=CausalOptions,
-    )
-)
-SCORERS.register(
-    ScorerEntry.of(
-        ScorerInfo(
-            name="pll",
-            model_types=_MASKED,
-            unit="sentence",
-            higher_is_likelier=True,
-            aggregation="sum",
-            version="1",
-            summary="Pseudo-log-likelihood: sum of log P(w_i | S with i masked) over "
-            "non-special tokens.",
-        ),
-        title="Pseudo-log-likelihood (masked LM)",
-        target="audit.scoring.masked.scorers:PLL_SCORER",
-        options=MaskedOptions,
-    )
-)
-SCORERS.register(
-    ScorerEntry.of(
-        ScorerInfo(
-            name="pppl",
-            model_types=_MASKED,
-            unit="sentence",
-            higher_is_likelier=False,
-            aggregation="mean",
-            version="1",
-            summary="Pseudo-perplexity exp(-PLL/n) of a masked LM; lower is likelier.",
-        ),
-        title="Pseudo-perplexity (masked LM)",
-        target="audit.scoring.masked.scorers:PPPL_SCORER",
-        options=MaskedOptions,
-    )
-)
-SCORERS.register(
-    ScorerEntry.of(
-        ScorerInfo(
-            name="cps",
-            model_types=_MASKED,
-            unit="pair",
-            higher_is_likelier=True,
-            aggregation="sum",
-            version="1",
-            summary="CrowS-Pairs score: PLL over the tokens both sentences share (difflib "
-            "alignment).",
-        ),
-        title="CrowS-Pairs score (masked LM)",
-        target="audit.scoring.masked.scorers:CPS_SCORER",
-        options=MaskedOptions,
-    )
-)
-SCORERS.register(
-    ScorerEntry.of(
-        ScorerInfo(
-            name="sss",
-            model_types=_MASKED,
-            unit="pair",
-            higher_is_likelier=True,
-            aggregation="mean",
-            version="1",
-            summary="StereoSet score: mean log P of the modified tokens, all masked at once.",
-        ),
-        title="StereoSet score (masked LM)",
-        target="audit.scoring.masked.scorers:SSS_SCORER",
-        options=MaskedOptions,
-    )
-)
-SCORERS.register(
-    ScorerEntry.of(
-        ScorerInfo(
-            name="aul",
-            model_types=_MASKED,
-            unit="sentence",
-            higher_is_likelier=True,
-            aggregation="mean",
-            version="1",
-            summary="All unmasked likelihood: mean log P(w_i | S) on the unmasked sentence.",
-        ),
-        title="All unmasked likelihood (masked LM)",
-        target="audit.scoring.masked.scorers:AUL_SCORER",
-        options=MaskedOptions,
-    )
-)
-SCORERS.register(
-    ScorerEntry.of(
-        ScorerInfo(
-            name="aula",
-            model_types=_MASKED,
-            unit="sentence",
-            higher_is_likelier=True,
-            aggregation="mean",
-            version="1",
-            summary="AUL with each token weighted by the attention it receives.",
-        ),
-        title="All unmasked likelihood with attention (masked LM)",
-        target="audit.scoring.masked.scorers:AULA_SCORER",
-        options=MaskedOptions,
-    )
-)
-SCORERS.register(
-    ScorerEntry.of(
-        ScorerInfo(
-            name="tbs",
-            model_types=_MASKED,
-            unit="template",
-            higher_is_likelier=True,
-            aggregation="mean",
-            version="1",
-            summary="Template log-probability (Kurita et al. 2019): log P(target | attribute) "
-            "/ prior, on template items (the `professions` dataset).",
-        ),
-        title="Template log-probability bias score (masked LM)",
-        target="audit.scoring.masked.tbs:TBS_SCORER",
-        options=TemplateOptions,
-    )
-)
+    return SCORERS.register(ScorerEntry.of(info, title=title, target=target, options=options))
+
+
+_register(
+    "ll", _CAUSAL, "sentence", "sum",
+    title="Log-likelihood (causal LM)",
+    summary="Causal LM log-likelihood: sum over t of log P(w_t | w_<t), BOS prepended.",
+    target="audit.scoring.causal:LL_SCORER",
+    options=CausalOptions,
+)  # fmt: skip
+_register(
+    "ppl", _CAUSAL, "sentence", "mean",
+    higher_is_likelier=False,
+    title="Perplexity (causal LM)",
+    summary="Causal LM perplexity exp(-LL/T) over T scored tokens; lower is likelier.",
+    target="audit.scoring.causal:PPL_SCORER",
+    options=CausalOptions,
+)  # fmt: skip
+_register(
+    "pll", _MASKED, "sentence", "sum",
+    title="Pseudo-log-likelihood (masked LM)",
+    summary="Pseudo-log-likelihood: sum of log P(w_i | S with i masked) over "
+    "non-special tokens.",
+    target=f"{_MASKED_SCORERS}:PLL_SCORER",
+    options=MaskedOptions,
+)  # fmt: skip
+_register(
+    "pppl", _MASKED, "sentence", "mean",
+    higher_is_likelier=False,
+    title="Pseudo-perplexity (masked LM)",
+    summary="Pseudo-perplexity exp(-PLL/n) of a masked LM; lower is likelier.",
+    target=f"{_MASKED_SCORERS}:PPPL_SCORER",
+    options=MaskedOptions,
+)  # fmt: skip
+_register(
+    "cps", _MASKED, "pair", "sum",
+    title="CrowS-Pairs score (masked LM)",
+    summary="CrowS-Pairs score: PLL over the tokens both sentences share (difflib "
+    "alignment).",
+    target=f"{_MASKED_SCORERS}:CPS_SCORER",
+    options=MaskedOptions,
+)  # fmt: skip
+_register(
+    "sss", _MASKED, "pair", "mean",
+    title="StereoSet score (masked LM)",
+    summary="StereoSet score: mean log P of the modified tokens, all masked at once.",
+    target=f"{_MASKED_SCORERS}:SSS_SCORER",
+    options=MaskedOptions,
+)  # fmt: skip
+_register(
+    "aul", _MASKED, "sentence", "mean",
+    title="All unmasked likelihood (masked LM)",
+    summary="All unmasked likelihood: mean log P(w_i | S) on the unmasked sentence.",
+    target=f"{_MASKED_SCORERS}:AUL_SCORER",
+    options=MaskedOptions,
+)  # fmt: skip
+_register(
+    "aula", _MASKED, "sentence", "mean",
+    title="All unmasked likelihood with attention (masked LM)",
+    summary="AUL with each token weighted by the attention it receives.",
+    target=f"{_MASKED_SCORERS}:AULA_SCORER",
+    options=MaskedOptions,
+)  # fmt: skip
+_register(
+    "tbs", _MASKED, "template", "mean",
+    title="Template log-probability bias score (masked LM)",
+    summary="Template log-probability (Kurita et al. 2019): log P(target | attribute) "
+    "/ prior, on template items (the `professions` dataset).",
+    target="audit.scoring.masked.tbs:TBS_SCORER",
+    options=TemplateOptions,
+)  # fmt: skip

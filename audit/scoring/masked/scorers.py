@@ -53,12 +53,17 @@ def _encode(model: LoadedModel, name: str, texts: Sequence[str]) -> tuple[list[E
     return encode_texts(model.tokenizer, texts, max_length=limit, model_id=model.model_id), mask_id
 
 
-def _aligned(encoded: Sequence[Encoded]) -> list[PairAlignment]:
-    """The token alignment of each pair in an interleaved [st, at, st, at, ...] list."""
-    return [
+def _encode_pairs(
+    model: LoadedModel, name: str, pairs: Sequence[tuple[str, str]]
+) -> tuple[list[Encoded], int, list[PairAlignment]]:
+    """Both sides of every pair encoded, interleaved [st, at, st, at, ...], the mask id,
+    and the token alignment of each pair."""
+    encoded, mask_id = _encode(model, name, interleave_pairs(pairs))
+    aligned = [
         align_pair(st.ids, at.ids, st.special, at.special)
         for st, at in zip(encoded[::2], encoded[1::2], strict=True)
     ]
+    return encoded, mask_id, aligned
 
 
 def single_token_copies(sentence: int, enc: Encoded, positions: Sequence[int]) -> list[MaskedCopy]:
@@ -138,8 +143,8 @@ class CrowSPairsScore(PairScorer):
     ) -> list[ScorePair]:
         """Progress counts sentences (two per pair)."""
         opts = _check_options(self.name, options)
-        encoded, mask_id = _encode(model, self.name, interleave_pairs(pairs))
-        positions = [side for a in _aligned(encoded) for side in (a.unmodified_a, a.unmodified_b)]
+        encoded, mask_id, aligned = _encode_pairs(model, self.name, pairs)
+        positions = [side for a in aligned for side in (a.unmodified_a, a.unmodified_b)]
         sums = _single_token_sums(
             model, encoded, positions, mask_id=mask_id, opts=opts, progress=progress
         )
@@ -170,8 +175,8 @@ class StereoSetScore(PairScorer):
     ) -> list[ScorePair]:
         """Progress counts sentences (two per pair)."""
         opts = _check_options(self.name, options)
-        encoded, mask_id = _encode(model, self.name, interleave_pairs(pairs))
-        modified = [side for a in _aligned(encoded) for side in (a.modified_a, a.modified_b)]
+        encoded, mask_id, aligned = _encode_pairs(model, self.name, pairs)
+        modified = [side for a in aligned for side in (a.modified_a, a.modified_b)]
         matrix = opts.compat == "reference"
         copies: list[MaskedCopy] = []
         for s, (enc, pos) in enumerate(zip(encoded, modified, strict=True)):

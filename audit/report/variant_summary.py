@@ -1,0 +1,87 @@
+"""Page 1 about variants: one sentence per base model's debiased variants (their paired
+comparisons with the base, tallied) and one per meta-evaluation (did the bias control
+work, and which measure follows it best)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from audit.report.formatting import fmt_num, join_words, plural
+from audit.report.index import MeasurementIndex, unique
+from audit.report.meta_evaluation import control_reason
+from audit.report.model import SummaryBlock
+from audit.report.variants import base_comparisons
+from audit.results import ComparisonRecord, VariantRecord
+
+
+def _measure_words(index: MeasurementIndex, row: Any) -> str:
+    return (
+        f"{index.cards.name(row.measure)} on {index.cards.dataset_title(row.dataset)} "
+        f"({index.cards.scorer_name(row.scorer)})"
+    )
+
+
+def _tally(records: list[ComparisonRecord]) -> str:
+    counts = {
+        k: sum(r.verdict == k for r in records)
+        for k in ("better", "worse", "not distinguishable", "undefined")
+    }
+    parts = [
+        f"{counts['better']} better",
+        f"{counts['worse']} worse",
+        f"{counts['not distinguishable']} not distinguishable",
+    ]
+    if counts["undefined"]:
+        parts.append(f"{counts['undefined']} undefined")
+    return join_words(parts)
+
+
+def summary_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
+    """Page 1: one sentence per base model's debiased variants and per meta-evaluation."""
+    variants = index.variants
+    blocks: list[SummaryBlock] = []
+    debiased: dict[str, list[VariantRecord]] = {}
+    for entry in variants.entries().values():
+        for v in entry:
+            if v.ratio is None:
+                debiased.setdefault(v.base, []).append(v)
+    comparisons = base_comparisons(index)
+    for base, mine in debiased.items():
+        methods = unique(variants.method_name(v) for v in mine)
+        ids = {v.id for v in mine}
+        against = [c for c in comparisons if c.model_a in ids]
+        text = (
+            f"{plural(len(mine), 'debiased variant')} of {base} ({join_words(methods)}) audited "
+            "beside their base"
+        )
+        if against:
+            compared = plural(len(against), "paired comparison")
+            text += f"; against the base on the same items, of {compared}: {_tally(against)}"
+        blocks.append(SummaryBlock(heading="Debiased variants.", text=text + ". See Variants."))
+    for meta in index.result.meta_evaluations:
+        ratios = f"r = {min(meta.ratios):g} to {max(meta.ratios):g}"
+        lead = f"{plural(len(meta.models), 'bias-controlled model')} of {meta.base} ({ratios}): "
+        if meta.control.worked:
+            best = next((r for r in meta.rows if r.rank == 1), None)
+            follow = (
+                f"The measure that follows it best is {_measure_words(index, best)} "
+                f"(Spearman {fmt_num(best.spearman, 2)})"
+                if best is not None
+                else "No measure has a defined correlation with r"
+            )
+            text = f"{lead}the bias control worked: {control_reason(meta)}. {follow}."
+            emphasis = "good"
+        else:
+            text = (
+                f"{lead}the bias control did not work, so no measure is ranked: "
+                f"{control_reason(meta)}."
+            )
+            emphasis = "warn"
+        blocks.append(
+            SummaryBlock(
+                heading="Meta-evaluation.",
+                text=text + " See Meta-evaluation.",
+                emphasis=emphasis,  # type: ignore[arg-type]
+            )
+        )
+    return blocks
