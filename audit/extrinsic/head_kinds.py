@@ -40,7 +40,27 @@ class HeadKindRules(Protocol):
 
     def dev_value(self, evaluation: DevEvaluation) -> float | None: ...
 
-    def dev_check(self, summary: FineTuneSummary, data: TaskData) -> DevCheck | None: ...
+    def dev_floor(self, data: TaskData) -> tuple[float, str]: ...
+
+    def learned(self, value: float, floor: float) -> bool: ...
+
+
+def dev_check(head: HeadKindRules, summary: FineTuneSummary, data: TaskData) -> DevCheck | None:
+    """Whether the fine-tuning learned the task: its final dev score against the head's
+    floor; None when the dev set was empty (nothing was scored)."""
+    final = summary.final
+    if final is None:
+        return None
+    value = head.dev_value(final)
+    floor, reason = head.dev_floor(data)
+    return DevCheck(
+        metric=head.dev_metric,
+        value=value,
+        floor=floor,
+        floor_reason=reason,
+        passed=value is not None and head.learned(value, floor),
+        n=final.n,
+    )
 
 
 class RegressionHead:
@@ -62,19 +82,13 @@ class RegressionHead:
     def dev_value(self, evaluation: DevEvaluation) -> float | None:
         return evaluation.pearson
 
-    def dev_check(self, summary: FineTuneSummary, data: TaskData) -> DevCheck | None:
-        final = summary.final
-        if final is None:
-            return None
-        return DevCheck(
-            metric="pearson",
-            value=final.pearson,
-            floor=MIN_DEV_PEARSON,
-            floor_reason="below 0.5 the predicted similarity is mostly noise (BERT-base "
-            "reaches about 0.88)",
-            passed=final.pearson is not None and final.pearson >= MIN_DEV_PEARSON,
-            n=final.n,
+    def dev_floor(self, data: TaskData) -> tuple[float, str]:
+        return MIN_DEV_PEARSON, (
+            "below 0.5 the predicted similarity is mostly noise (BERT-base reaches about 0.88)"
         )
+
+    def learned(self, value: float, floor: float) -> bool:
+        return value >= floor
 
 
 class ClassificationHead:
@@ -108,20 +122,13 @@ class ClassificationHead:
     def dev_value(self, evaluation: DevEvaluation) -> float | None:
         return evaluation.accuracy
 
-    def dev_check(self, summary: FineTuneSummary, data: TaskData) -> DevCheck | None:
-        final = summary.final
-        if final is None:
-            return None
+    def dev_floor(self, data: TaskData) -> tuple[float, str]:
         labels: Sequence[object] = [getattr(row, "label", None) for row in data.dev]
         majority = max(labels.count(x) for x in set(labels)) / len(labels) if labels else 0.0
-        return DevCheck(
-            metric="accuracy",
-            value=final.accuracy,
-            floor=majority,
-            floor_reason="the share of the most frequent dev label (always guessing it)",
-            passed=final.accuracy is not None and final.accuracy > majority,
-            n=final.n,
-        )
+        return majority, "the share of the most frequent dev label (always guessing it)"
+
+    def learned(self, value: float, floor: float) -> bool:
+        return value > floor
 
 
 #: Every head kind an extrinsic task entry may name.

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from audit.data.catalog import TASK_DATASETS
 from audit.errors import AuditUserError
 from audit.extrinsic.catalog import EXTRINSIC_TASKS, ExtrinsicTaskEntry
-from audit.extrinsic.head_kinds import HEAD_KINDS, HeadKindRules
+from audit.extrinsic.head_kinds import HEAD_KINDS, HeadKindRules, dev_check
 from audit.extrinsic.records import CurvePoint, ExtrinsicRecord
 from audit.extrinsic.settings import ExtrinsicSpec
 from audit.extrinsic.tasks.base import ExtrinsicTask, Resampling, TaskContext, TaskData, TaskValue
@@ -248,7 +248,7 @@ def _record(
         n=value.n,
         note=value.note,
         ideal_value=item.entry.card.ideal_value,
-        dev_check=item.head.dev_check(summary, item.data),
+        dev_check=dev_check(item.head, summary, item.data),
         curve=curve,
         finetune=summary,
         cached=stored.cached,
