@@ -142,21 +142,23 @@ def read_lines(path: Path) -> list[tuple[int, str]]:
 
 
 def read_jsonl(
-    path: Path, *, expected: str = "a JSON object per line"
+    path: Path, *, expected: str | None = None, not_json: str = "malformed JSON"
 ) -> list[tuple[int, dict[str, Any]]]:
     """(1-based line, object) for every line of a JSON Lines file (see `iter_jsonl`)."""
-    return list(iter_jsonl(path, expected=expected))
+    return list(iter_jsonl(path, expected=expected, not_json=not_json))
 
 
 def iter_jsonl(
-    path: Path, *, expected: str = "a JSON object per line"
+    path: Path, *, expected: str | None = None, not_json: str = "malformed JSON"
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(1-based line, object) for every line of a JSON Lines file, read a line at a time
     (a training set of hundreds of megabytes is never held as one string).
 
-    A line that is not valid JSON or not a JSON object (`expected` says what it should
-    be), a line that is not UTF-8, and a blank line before the last object are errors
-    naming the line; blank lines at the very end are ignored.
+    A line that does not parse (called `not_json` in the message), a line that is not a
+    JSON object ("expected a JSON object per line, got list", or "a JSON list, expected
+    <expected>" when the caller says what object it needs), a line that is not UTF-8, and
+    a blank line before the last object are errors naming the line; blank lines at the
+    very end are ignored.
     """
     blank_line: int | None = None
     try:
@@ -179,12 +181,14 @@ def iter_jsonl(
                 value = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DataError(
-                    f"{path}:{number}: not valid JSON: malformed JSON at column {exc.colno} "
-                    f"({exc.msg})"
+                    f"{path}:{number}: {not_json} at column {exc.colno} ({exc.msg})"
                 ) from None
             if not isinstance(value, dict):
+                kind = type(value).__name__
                 raise DataError(
-                    f"{path}:{number}: a JSON {type(value).__name__}, expected {expected}"
+                    f"{path}:{number}: expected a JSON object per line, got {kind}"
+                    if expected is None
+                    else f"{path}:{number}: a JSON {kind}, expected {expected}"
                 )
             yield number, value
 

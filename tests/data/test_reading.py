@@ -54,11 +54,15 @@ def test_jsonl_lines_and_errors(tmp_path: Path) -> None:
     path = write(tmp_path / "a.jsonl", '\ufeff{"a": 1}\r\n{"b": "x\u2028y"}\n\n\n')
     assert read_jsonl(path) == [(1, {"a": 1}), (2, {"b": "x\u2028y"})]
     write(path, '{"a": 1}\n[1]\n')
+    with pytest.raises(DataError, match=r"a\.jsonl:2: expected a JSON object per line, got list"):
+        read_jsonl(path)
     with pytest.raises(DataError, match=r"a\.jsonl:2: a JSON list, expected an object with a"):
         list(iter_jsonl(path, expected="an object with a"))
     write(path, '{"a": 1}\n{oops\n')
-    with pytest.raises(DataError, match=r"a\.jsonl:2: not valid JSON: malformed JSON at column"):
+    with pytest.raises(DataError, match=r"a\.jsonl:2: malformed JSON at column 2"):
         read_jsonl(path)
+    with pytest.raises(DataError, match=r"a\.jsonl:2: not valid JSON at column 2"):
+        read_jsonl(path, not_json="not valid JSON")
     write(path, '{"a": 1}\n\n{"a": 2}\n')
     with pytest.raises(DataError, match=r"a\.jsonl:2: empty line"):
         read_jsonl(path)
@@ -74,7 +78,7 @@ def test_jsonl_is_read_a_line_at_a_time(tmp_path: Path) -> None:
     lines = iter_jsonl(path)
     assert next(lines) == (1, {"a": 1}), "the first object comes before the bad line is read"
     assert next(lines) == (2, {"a": 2})
-    with pytest.raises(DataError, match=r":3: not valid JSON"):
+    with pytest.raises(DataError, match=r":3: malformed JSON"):
         next(lines)
 
 

@@ -20,6 +20,9 @@ from audit.data.task_entry import (
     TaskSplits,
 )
 from audit.data.tasks import nli, sts_b
+from audit.data.tasks.biasbios import BiasBiosReading
+from audit.data.tasks.nli import NliTrainingReading
+from audit.data.tasks.nli_bias import NliPairsReading
 from audit.errors import DataError
 from audit.extrinsic.options import BiasBiosOptions, NliBiasOptions
 from tests.extrinsic.test_nli_bias import word_lists
@@ -135,3 +138,17 @@ def test_biasbios_splits(tmp_path: Path) -> None:
     assert list(read.split("dev")) == [] and [b.text for b in read.split("test")] == ["test bio"]
     with pytest.raises(DataError, match="BiasBios"):
         read_task_dataset("biasbios", tmp_path / "empty", SimpleNamespace(file=None), 0)
+
+
+@pytest.mark.parametrize(
+    ("reading", "options"),
+    [
+        (BiasBiosReading, BiasBiosOptions()),
+        (NliTrainingReading, NliBiasOptions()),
+        (NliPairsReading, NliBiasOptions()),
+    ],
+)
+def test_the_task_options_carry_what_each_reader_reads(reading: type, options: object) -> None:
+    members = [name for name in vars(reading) if not name.startswith("_")]
+    assert members, "the protocol lists what the reader reads"
+    assert [m for m in members if not hasattr(options, m)] == []

@@ -185,7 +185,9 @@ def _records(path: Path) -> list[tuple[str, Mapping[str, Any]]]:
     if suffix == ".parquet":
         return [(f"{path}: record {n}", r) for n, r in read_parquet_records(path)]
     if suffix == ".jsonl":
-        lines = iter_jsonl(path, expected="an object with text, title and gender")
+        lines = iter_jsonl(
+            path, expected="an object with text, title and gender", not_json="not valid JSON"
+        )
         return [(f"{path}:{line}: record {n}", r) for n, (line, r) in enumerate(lines)]
     if suffix in (".csv", ".tsv"):
         table = read_table(path, "\t" if suffix == ".tsv" else ",", blank_rows="skip")
