@@ -41,7 +41,7 @@ DATASETS.register(toxigen.ENTRY)
 DATASETS.register(winobias.ENTRY)
 DATASETS.register(winogender.ENTRY)
 
-TASK_DATASETS: Registry[TaskDatasetEntry, TaskDatasetReader] = Registry("dataset")
+TASK_DATASETS: Registry[TaskDatasetEntry, TaskDatasetReader] = Registry("dataset", TaskDatasetEntry)
 
 TASK_DATASETS.register(sts_b.ENTRY)
 TASK_DATASETS.register(biasbios.ENTRY)
