@@ -1,7 +1,11 @@
-"""The built-in dataset registry and the light questions asked of it.
+"""The dataset registries and the light questions asked of them.
 
-Each built-in is one module under `audit/data/builtin/` (options, files and checksums,
-reader, `ENTRY`) and one registration line below. Importing this module imports no
+`DATASETS` holds the probe sets a spec's `datasets:` list scores (shape `pairs` or
+`labelled`): each built-in is one module under `audit/data/builtin/` (options, files and
+checksums, reader, `ENTRY`) and one registration line below. `TASK_DATASETS` holds the
+datasets of the extrinsic tasks (shape `splits`, `audit.data.task_entry`): each is one
+module under `audit/data/tasks/` and one registration line; an extrinsic task's entry
+names the ones it reads. Importing this module imports no
 numerical library (`audit validate` and `audit list` read it); a reader runs only when a
 dataset is loaded.
 
@@ -18,9 +22,14 @@ Item ids are stable across runs (see `docs/datasets.md`):
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from audit.data.builtin import crows_pairs, professions, stereoset, toxigen, winobias, winogender
 from audit.data.entry import BuiltinReader, DatasetEntry, DatasetOptions, RemoteFile
 from audit.data.items import DatasetShape
+from audit.data.task_entry import TaskDatasetEntry, TaskDatasetReader, TaskSplits
+from audit.data.tasks import biasbios, nli, nli_bias, sts_b
 from audit.registry import Registry
 
 DATASETS: Registry[DatasetEntry, BuiltinReader] = Registry("dataset", DatasetEntry)
@@ -32,7 +41,20 @@ DATASETS.register(toxigen.ENTRY)
 DATASETS.register(winobias.ENTRY)
 DATASETS.register(winogender.ENTRY)
 
+TASK_DATASETS: Registry[TaskDatasetEntry, TaskDatasetReader] = Registry("dataset", TaskDatasetEntry)
+
+TASK_DATASETS.register(sts_b.ENTRY)
+TASK_DATASETS.register(biasbios.ENTRY)
+TASK_DATASETS.register(nli.ENTRY)
+TASK_DATASETS.register(nli_bias.ENTRY)
+
 # ------------------------------------------------------------------------ accessors
+
+
+def read_task_dataset(name: str, data_dir: Path, options: Any, seed: int) -> TaskSplits:
+    """A task dataset's splits, read by its registered reader (`options`: the reading
+    task's options; `seed`: for a seeded split or sample)."""
+    return TASK_DATASETS.load(name)(data_dir, options, seed)
 
 
 def dataset_shape(name: str, kind: str | None = None) -> DatasetShape:

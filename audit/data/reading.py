@@ -1,16 +1,32 @@
 """Low-level reading shared by every loader: text with a clear decode error, CSV/TSV
-records with their 1-based line numbers, JSONL objects, and required cells."""
+records with their 1-based line numbers (with a header, or headerless rows), JSON Lines
+objects (streamed, each with its line), one-entry-per-line lists, and required cells.
+
+Whole-file record formats (a JSON array, a data-only pickle, Parquet) are in
+`audit.data.record_files`. Every error names the file and, where there is one, the line.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from audit.errors import DataError
+
+#: "csv": double quotes group cells (RFC 4180); "none": a quote is a literal character
+#: (the STS Benchmark and GLUE files, whose sentences hold unbalanced quotes).
+Quoting = Literal["csv", "none"]
+#: What a blank line between data rows is: an error naming it, or skipped.
+BlankRows = Literal["error", "skip"]
+
+
+def _csv_quoting(quoting: Quoting) -> Literal[0, 3]:
+    return csv.QUOTE_NONE if quoting == "none" else csv.QUOTE_MINIMAL
 
 
 def read_text(path: Path) -> str:
@@ -47,14 +63,26 @@ class Table:
     records: list[Record]
 
 
-def read_table(path: Path, delimiter: str) -> Table:
+def read_table(
+    path: Path,
+    delimiter: str,
+    *,
+    quoting: Quoting = "csv",
+    blank_rows: BlankRows = "error",
+) -> Table:
     """Read a CSV/TSV file with a header row.
 
-    A row whose cell count differs from the header's, and a blank line before the last
-    data row, are errors naming the line; blank lines at the very end are ignored.
+    A row whose cell count differs from the header's is an error naming the line; a
+    blank line (or a row of blank cells) before the last data row is one too unless
+    `blank_rows="skip"`; blank lines at the very end are ignored.
     """
     text = read_text(path)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    reader = csv.reader(
+        io.StringIO(text, newline=""),
+        delimiter=delimiter,
+        strict=True,
+        quoting=_csv_quoting(quoting),
+    )
     header: list[str] | None = None
     records: list[Record] = []
     blank_line: int | None = None
@@ -63,7 +91,8 @@ def read_table(path: Path, delimiter: str) -> Table:
         for row in reader:
             start, previous_end = previous_end + 1, reader.line_num
             if not row or all(not cell.strip() for cell in row):
-                blank_line = blank_line or start
+                if blank_rows == "error":
+                    blank_line = blank_line or start
                 continue
             if blank_line is not None:
                 raise DataError(f"{path}:{blank_line}: empty row (remove it)")
@@ -71,9 +100,10 @@ def read_table(path: Path, delimiter: str) -> Table:
                 header = row
                 continue
             if len(row) != len(header):
+                more = "more" if len(row) > len(header) else "fewer"
                 raise DataError(
-                    f"{path}:{start}: malformed row: {len(row)} cells, but the header has "
-                    f"{len(header)} columns ({', '.join(repr(c) for c in header)})"
+                    f"{path}:{start}: malformed row: {len(row)} cells, {more} cells than the "
+                    f"header has columns ({len(header)}: {', '.join(repr(c) for c in header)})"
                 )
             records.append(Record(start, dict(zip(header, row, strict=True))))
     except csv.Error as exc:
@@ -83,34 +113,94 @@ def read_table(path: Path, delimiter: str) -> Table:
     return Table(path, tuple(header), records)
 
 
-def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """(1-based line, object) for every line of a JSON Lines file.
+def read_rows(
+    path: Path, delimiter: str, *, quoting: Quoting = "csv"
+) -> list[tuple[int, list[str]]]:
+    """(first line, cells) of every row of a delimited file without a header; rows may
+    differ in length. Blank lines (only spaces) anywhere are skipped."""
+    text = read_text(path)
+    reader = csv.reader(
+        io.StringIO(text, newline=""), delimiter=delimiter, quoting=_csv_quoting(quoting)
+    )
+    rows: list[tuple[int, list[str]]] = []
+    previous_end = 0
+    try:
+        for row in reader:
+            start, previous_end = previous_end + 1, reader.line_num
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            rows.append((start, row))
+    except csv.Error as exc:
+        raise DataError(f"{path}:{reader.line_num}: malformed row ({exc})") from None
+    return rows
 
-    A line that is not a JSON object, and a blank line before the last object, are
-    errors naming the line; blank lines at the very end are ignored.
-    """
-    objects: list[tuple[int, dict[str, Any]]] = []
-    blank_line: int | None = None
-    # Split on "\n" only: U+2028 and friends may stand unescaped inside JSON strings.
+
+def read_lines(path: Path) -> list[tuple[int, str]]:
+    """(1-based line, text stripped) of every non-blank line: a list of one entry a line."""
     lines = read_text(path).split("\n")
-    for number, line in enumerate((raw.rstrip("\r") for raw in lines), start=1):
-        if not line.strip():
-            blank_line = blank_line or number
-            continue
-        if blank_line is not None:
-            raise DataError(f"{path}:{blank_line}: empty line (remove it)")
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(
-                f"{path}:{number}: malformed JSON at column {exc.colno} ({exc.msg})"
-            ) from None
-        if not isinstance(value, dict):
-            raise DataError(
-                f"{path}:{number}: expected a JSON object per line, got {type(value).__name__}"
-            )
-        objects.append((number, value))
-    return objects
+    return [(n, line.strip()) for n, line in enumerate(lines, start=1) if line.strip()]
+
+
+def read_jsonl(
+    path: Path, *, expected: str | None = None, not_json: str = "malformed JSON"
+) -> list[tuple[int, dict[str, Any]]]:
+    """(1-based line, object) for every line of a JSON Lines file (see `iter_jsonl`)."""
+    return list(iter_jsonl(path, expected=expected, not_json=not_json))
+
+
+def iter_jsonl(
+    path: Path, *, expected: str | None = None, not_json: str = "malformed JSON"
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(1-based line, object) for every line of a JSON Lines file, read a line at a time
+    (a training set of hundreds of megabytes is never held as one string).
+
+    A line that does not parse (called `not_json` in the message), a line that is not a
+    JSON object ("expected a JSON object per line, got list", or "a JSON list, expected
+    <expected>" when the caller says what object it needs), a line that is not UTF-8, and
+    a blank line before the last object are errors naming the line; blank lines at the
+    very end are ignored.
+    """
+    blank_line: int | None = None
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        raise DataError(f"{path}: file not found") from None
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    with handle:
+        # Binary lines split on b"\n" only: U+2028 and friends may stand unescaped inside
+        # JSON strings.
+        for number, raw in enumerate(handle, start=1):
+            line = _decode_line(path, number, raw).rstrip("\r\n")
+            if not line.strip():
+                blank_line = blank_line or number
+                continue
+            if blank_line is not None:
+                raise DataError(f"{path}:{blank_line}: empty line (remove it)")
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(
+                    f"{path}:{number}: {not_json} at column {exc.colno} ({exc.msg})"
+                ) from None
+            if not isinstance(value, dict):
+                kind = type(value).__name__
+                raise DataError(
+                    f"{path}:{number}: expected a JSON object per line, got {kind}"
+                    if expected is None
+                    else f"{path}:{number}: a JSON {kind}, expected {expected}"
+                )
+            yield number, value
+
+
+def _decode_line(path: Path, number: int, raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8-sig" if number == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{path}:{number}: not valid UTF-8 (byte 0x{raw[exc.start]:02x}); save the file "
+            "as UTF-8"
+        ) from None
 
 
 def require_text(value: object, *, where: str, column: str, strip: bool = False) -> str:

@@ -1,26 +1,48 @@
 """The registry of extrinsic tasks: bias measured in a downstream task after fine-tuning
-(METHODS.md section 6). One `ExtrinsicTaskEntry` per task: its card (roles include
+(METHODS.md section 6). An extrinsic task is a dataset + a head + a metric; one
+`ExtrinsicTaskEntry` per task says which: the task datasets it reads (registered in
+`audit.data.catalog.TASK_DATASETS`: `training` for the head, `dataset` for the measure,
+the name its measurements carry), its head kind (`audit.extrinsic.head_kinds`), its
+metric and the result record type the metric emits. Besides: its card (roles include
 `extrinsic`; it is the card of the task's measure), its options model, the model types it
-can fine-tune, the dataset name its measurements carry, and the lazy path of its
-`ExtrinsicTask` (`audit.extrinsic.tasks.base`).
+can fine-tune, and the lazy path of its `ExtrinsicTask` (`audit.extrinsic.tasks.base`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
+
+from pydantic import BaseModel
 
 from audit.cards import PluginCard
 from audit.extrinsic.options import BiasBiosOptions, NliBiasOptions, StsBiasOptions
+from audit.extrinsic.tasks.base import HeadKind
 from audit.registry import PluginEntry, Registry
+from audit.results import NliBiasResult, StsBiasResult, TprGapResult
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ExtrinsicTaskEntry(PluginEntry):
-    """An extrinsic task: which model types it can fine-tune and measure."""
+    """An extrinsic task: its datasets, head and metric, and the model types it can
+    fine-tune and measure."""
 
+    training: str
+    dataset: str
+    head: HeadKind
+    metric: str
+    result: type[BaseModel]
     model_types: frozenset[str] = frozenset({"masked", "causal"})
-    dataset: str = ""
+
+    def __post_init__(self) -> None:
+        if self.card.kind != "extrinsic_task":
+            raise ValueError(f"extrinsic task entry '{self.name}' has a {self.card.kind} card")
+        heads = get_args(HeadKind)
+        if self.head not in heads:
+            raise ValueError(
+                f"extrinsic task '{self.name}': head {self.head!r}; expected one of "
+                f"{', '.join(heads)}"
+            )
 
 
 EXTRINSIC_TASKS: Registry[ExtrinsicTaskEntry, Any] = Registry("extrinsic_task", ExtrinsicTaskEntry)
@@ -66,7 +88,12 @@ EXTRINSIC_TASKS.register(
         ),
         options=StsBiasOptions,
         target="audit.extrinsic.tasks.sts_bias:TASK",
+        training="sts_b",
         dataset="sts_b",
+        head="regression",
+        metric="mean |sim(man sentence, occupation sentence) - sim(woman sentence, "
+        "occupation sentence)| over the STS-bias pairs built from the STS-B test split",
+        result=StsBiasResult,
     )
 )
 EXTRINSIC_TASKS.register(
@@ -94,7 +121,12 @@ EXTRINSIC_TASKS.register(
         ),
         options=BiasBiosOptions,
         target="audit.extrinsic.tasks.biasbios:TASK",
+        training="biasbios",
         dataset="biasbios",
+        head="classification",
+        metric="TPR(female) - TPR(male) per occupation on the test bios, summarised over "
+        "occupations (mean |gap|, RMS or signed mean)",
+        result=TprGapResult,
     )
 )
 EXTRINSIC_TASKS.register(
@@ -121,6 +153,11 @@ EXTRINSIC_TASKS.register(
         ),
         options=NliBiasOptions,
         target="audit.extrinsic.tasks.nli_bias:TASK",
+        training="nli",
         dataset="nli_bias",
+        head="classification",
+        metric="fraction of the gender-occupation pairs whose most probable label is "
+        "neutral (net neutral and threshold shares beside it)",
+        result=NliBiasResult,
     )
 )

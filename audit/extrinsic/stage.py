@@ -18,22 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from audit.data.catalog import TASK_DATASETS
 from audit.errors import AuditUserError
 from audit.extrinsic.catalog import EXTRINSIC_TASKS, ExtrinsicTaskEntry
+from audit.extrinsic.head_kinds import HEAD_KINDS, HeadKindRules, dev_check
 from audit.extrinsic.settings import ExtrinsicSpec
-from audit.extrinsic.tasks.base import ExtrinsicTask, TaskContext, TaskData
+from audit.extrinsic.tasks.base import ExtrinsicTask, Resampling, TaskContext, TaskData, TaskValue
 from audit.ids import PluginId
-from audit.results import CurvePoint, DevCheck, ExtrinsicRecord
+from audit.results import CurvePoint, ExtrinsicRecord
 
 if TYPE_CHECKING:
     from audit.display import Display
     from audit.extrinsic.finetune.store import StoredFineTune
-    from audit.results import FineTuneSummary
-
-#: The lowest STS-B dev Pearson counted as "learned the task". BERT-base reaches about
-#: 0.88 after 3 epochs (Devlin et al. 2019); below 0.5 the predicted similarity is mostly
-#: noise, and so would be its gender gap.
-MIN_DEV_PEARSON = 0.5
 
 
 @dataclass(frozen=True)
@@ -55,22 +51,21 @@ class PlannedTask:
     def measure_id(self) -> PluginId:
         return PluginId.of(self.name, self.spec.options)
 
+    @property
+    def head(self) -> HeadKindRules:
+        """What the stage does with the entry's head kind."""
+        return HEAD_KINDS[self.entry.head]
+
     def cache_key(self, fingerprint: str, model_type: str, seed: int) -> str:
         """The fine-tuning's cache key on a model, computed without loading it."""
-        from audit.extrinsic.finetune.store import classifier_key, regression_key
-
-        common: dict[str, Any] = {
-            "model_fingerprint": fingerprint,
-            "model_type": model_type,
-            "task": self.name,
-            "task_options": self.task_options(),
-            "settings": self.spec.finetune.with_seed(seed),
-            "train_rows": self.data.train,
-            "dev_rows": self.data.dev,
-        }
-        if self.data.kind == "regression":
-            return regression_key(**common)
-        return classifier_key(**common, labels=self.data.labels)
+        return self.head.cache_key(
+            self.data,
+            model_fingerprint=fingerprint,
+            model_type=model_type,
+            task=self.name,
+            task_options=self.task_options(),
+            settings=self.spec.finetune.with_seed(seed),
+        )
 
     def total_steps(self) -> int:
         return self.spec.finetune.total_steps(len(self.data.train))
@@ -114,8 +109,14 @@ def plan_extrinsic(
             spec.finetune.pooling_for(model_types[model_id])  # type: ignore[arg-type]
         options = EXTRINSIC_TASKS.options_of(spec.task, spec.options)
         task: ExtrinsicTask = EXTRINSIC_TASKS.load(spec.task)
+        context = TaskContext(
+            data_dir=data_dir,
+            seed=seed,
+            training=TASK_DATASETS.entry(entry.training).name,
+            evaluation=TASK_DATASETS.entry(entry.dataset).name,
+        )
         try:
-            data = task.prepare(options, TaskContext(data_dir=data_dir, seed=seed))
+            data = task.prepare(options, context)
         except AuditUserError as error:
             raise type(error)(f"{where}: {error}") from error
         planned.append(PlannedTask(spec, entry, task, options, data, tuple(chosen)))
@@ -153,19 +154,25 @@ def run_extrinsic(
     """Fine-tune (or read from the cache) and measure every planned task on its models.
     `model_order` is the run's model order (variants right after their base); a model
     missing from it (a variant that was not trained) is left out."""
+    resampling = Resampling(seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
     records: list[ExtrinsicRecord] = []
     for item in planned:
         for model_id in [m for m in model_order if m in item.models]:
             stored = _fine_tuned(item, model_id, load_model, cache_dir, seed, display)
-            value = item.task.measure(
-                stored.point(stored.summary.steps),
-                item.data,
-                seed=seed,
-                n_bootstrap=n_bootstrap,
-                alpha=alpha,
-            )
+            value = _measured(item, stored.point(stored.summary.steps), resampling)
             records.append(_record(item, model_id, stored, value, seed))
     return records
+
+
+def _measured(item: PlannedTask, predictions: Any, resampling: Resampling) -> TaskValue:
+    """The task's metric on one set of predictions; it emits the entry's record type."""
+    value = item.task.measure(predictions, item.data, resampling)
+    if not isinstance(value.result, item.entry.result):
+        raise TypeError(
+            f"extrinsic task '{item.name}' gave a {type(value.result).__name__}; its entry "
+            f"says it emits {item.entry.result.__name__}"
+        )
+    return value
 
 
 def _fine_tuned(
@@ -176,7 +183,6 @@ def _fine_tuned(
     seed: int,
     display: Display,
 ) -> StoredFineTune:
-    from audit.extrinsic.finetune.store import cached_classifier, cached_regression
     from audit.variants.training.contract import TrainingStatus
 
     loaded = load_model(model_id)
@@ -199,25 +205,17 @@ def _fine_tuned(
     def on_checkpoint(step: int, model: Any) -> dict[str, Any]:
         return item.task.predict(model, item.data)
 
-    common: dict[str, Any] = {
-        "task": item.name,
-        "task_options": item.task_options(),
-        "settings": settings,
-        "cache_dir": cache_dir,
-        "on_checkpoint": on_checkpoint,
-        "progress": progress,
-    }
     t0 = time.monotonic()
-    if item.data.kind == "regression":
-        stored = cached_regression(loaded, item.data.train, item.data.dev, **common)  # type: ignore[arg-type]
-    else:
-        stored = cached_classifier(
-            loaded,
-            item.data.train,  # type: ignore[arg-type]
-            item.data.dev,  # type: ignore[arg-type]
-            labels=item.data.labels,
-            **common,
-        )
+    stored = item.head.fine_tune(
+        loaded,
+        item.data,
+        task=item.name,
+        task_options=item.task_options(),
+        settings=settings,
+        cache_dir=cache_dir,
+        on_checkpoint=on_checkpoint,
+        progress=progress,
+    )
     if started:
         display.finish(key)
     how = "read from the cache" if stored.cached else f"in {time.monotonic() - t0:.0f} s"
@@ -225,46 +223,16 @@ def _fine_tuned(
     return stored
 
 
-def _dev_check(summary: FineTuneSummary, data: TaskData) -> DevCheck | None:
-    final = summary.final
-    if final is None:
-        return None
-    if summary.kind == "regression":
-        return DevCheck(
-            metric="pearson",
-            value=final.pearson,
-            floor=MIN_DEV_PEARSON,
-            floor_reason="below 0.5 the predicted similarity is mostly noise (BERT-base "
-            "reaches about 0.88)",
-            passed=final.pearson is not None and final.pearson >= MIN_DEV_PEARSON,
-            n=final.n,
-        )
-    labels = [getattr(row, "label", None) for row in data.dev]
-    majority = max(labels.count(x) for x in set(labels)) / len(labels) if labels else 0.0
-    return DevCheck(
-        metric="accuracy",
-        value=final.accuracy,
-        floor=majority,
-        floor_reason="the share of the most frequent dev label (always guessing it)",
-        passed=final.accuracy is not None and final.accuracy > majority,
-        n=final.n,
-    )
-
-
 def _record(
     item: PlannedTask, model_id: str, stored: StoredFineTune, value: Any, seed: int
 ) -> ExtrinsicRecord:
     summary = stored.summary
-    dev_at = {
-        e.step: (e.pearson if summary.kind == "regression" else e.accuracy)
-        for e in summary.evaluations
-    }
+    dev_at = {e.step: item.head.dev_value(e) for e in summary.evaluations}
+    at_step = Resampling(seed=seed, n_bootstrap=0)  # a curve point has no interval
     curve = [
         CurvePoint(
             step=step,
-            value=item.task.measure(
-                stored.point(step), item.data, seed=seed, n_bootstrap=0, alpha=0.05
-            ).value,
+            value=_measured(item, stored.point(step), at_step).value,
             dev=dev_at.get(step),
         )
         for step in stored.steps
@@ -280,7 +248,7 @@ def _record(
         n=value.n,
         note=value.note,
         ideal_value=item.entry.card.ideal_value,
-        dev_check=_dev_check(summary, item.data),
+        dev_check=dev_check(item.head, summary, item.data),
         curve=curve,
         finetune=summary,
         cached=stored.cached,

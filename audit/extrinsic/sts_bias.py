@@ -45,50 +45,51 @@ occupations are judged closer to "woman".
 
 from __future__ import annotations
 
-import csv
-import math
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
-from audit.errors import AuditUserError, DataError
-from audit.extrinsic.options import MIN_TEMPLATES
-from audit.extrinsic.sts_data import StsRow
-from audit.results import (
-    PctFemaleCorrelation,
-    StsBiasOccupation,
-    StsBiasResult,
+from audit.data.tasks.occupations import (
+    PCT_FEMALE_SOURCE,
+    OccupationStat,
+    load_occupation_stats,
+    read_occupation_stats,
 )
+from audit.data.tasks.sts_b import StsRow
+from audit.errors import AuditUserError
+from audit.extrinsic.options import MIN_TEMPLATES
+from audit.extrinsic.statistics import cluster_bootstrap_means, correlate_with_share
+from audit.results import StsBiasOccupation, StsBiasResult
 from audit.stats.intervals import bootstrap_interval
 from audit.variants.cda import gendered_word_regex
 from audit.variants.probe import article
 from audit.variants.wordlists import GenderWordLists, normalise_entry
 
-OCCUPATIONS_FILE = Path("winogender") / "occupations-stats.tsv"
-PCT_FEMALE_COLUMN = "bls_pct_female"
-PCT_FEMALE_SOURCE = "Winogender occupations-stats.tsv, bls_pct_female (U.S. BLS)"
+#: Read from the data side (`audit.data.tasks.occupations`), the shared statistics
+#: (`audit.extrinsic.statistics`); importable from here as before.
+__all__ = [
+    "MIN_TEMPLATES",
+    "PCT_FEMALE_SOURCE",
+    "OccupationStat",
+    "StsBiasPair",
+    "StsBiasTemplate",
+    "build_sts_bias_pairs",
+    "cluster_bootstrap_means",
+    "correlate_with_share",
+    "find_sts_bias_templates",
+    "load_occupation_stats",
+    "occupation_subject",
+    "read_occupation_stats",
+    "sts_bias_score",
+]
 PREFIXES: tuple[tuple[str, Literal["male", "female"]], ...] = (
     ("A man ", "male"),
     ("A woman ", "female"),
 )
 MALE_SUBJECT = "A man"
 FEMALE_SUBJECT = "A woman"
-#: Replicate rows drawn at once by `cluster_bootstrap_means` are capped so that one chunk
-#: holds at most this many indices.
-_CHUNK_ELEMENTS = 1_000_000
-
-
-@dataclass(frozen=True)
-class OccupationStat:
-    """An occupation of the Winogender list and the share of women in it (%), if known."""
-
-    occupation: str
-    pct_female: float | None
 
 
 @dataclass(frozen=True)
@@ -117,71 +118,6 @@ class StsBiasPair:
     occupation: str
     male: tuple[str, str]
     female: tuple[str, str]
-
-
-# --- occupations ------------------------------------------------------------------------
-
-
-def load_occupation_stats(data_dir: Path | str) -> list[OccupationStat]:
-    """The occupations of `<data_dir>/winogender/occupations-stats.tsv` (see
-    `read_occupation_stats`); a DataError naming the file and `--data-dir` when it is
-    missing."""
-    path = Path(data_dir).expanduser() / OCCUPATIONS_FILE
-    if not path.is_file():
-        raise DataError(
-            f"STS-bias: {path} does not exist; the occupations are read from the Winogender "
-            "file (rudinger/winogender-schemas data/occupations-stats.tsv) in the data "
-            "folder: pass --data-dir ../shared/data (or set AUDIT_DATA_DIR)"
-        )
-    return read_occupation_stats(path)
-
-
-def read_occupation_stats(path: Path | str) -> list[OccupationStat]:
-    """The occupations of a tab-separated file with a header holding an `occupation`
-    column (the Winogender occupations-stats.tsv, or a user file), in file order,
-    stripped, repeats dropped, with `bls_pct_female` (None when the column is absent or
-    the cell is blank). A DataError names the file (and line) of a missing file or column,
-    a share that is not a percentage, or a file with no occupation."""
-    path = Path(path).expanduser()
-    if not path.is_file():
-        raise DataError(
-            f"STS-bias: occupations file {path} does not exist; expected a tab-separated "
-            f"file with an `occupation` column (and optionally `{PCT_FEMALE_COLUMN}`)"
-        )
-    try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle, delimiter="\t")
-            fields = reader.fieldnames or []
-            if "occupation" not in fields:
-                raise DataError(
-                    f"STS-bias: {path} has no `occupation` column (columns: "
-                    f"{', '.join(fields) or 'none'}); expected a tab-separated file like the "
-                    "Winogender occupations-stats.tsv"
-                )
-            out: dict[str, float | None] = {}
-            for row in reader:
-                name = (row.get("occupation") or "").strip()
-                if not name or name in out:
-                    continue
-                raw = (row.get(PCT_FEMALE_COLUMN) or "").strip()
-                out[name] = _percent(raw, path, reader.line_num) if raw else None
-    except UnicodeDecodeError as exc:
-        raise DataError(f"{path}: not valid UTF-8 ({exc.reason})") from None
-    if not out:
-        raise DataError(f"STS-bias: {path} lists no occupation")
-    return [OccupationStat(o, p) for o, p in out.items()]
-
-
-def _percent(raw: str, path: Path, line: int) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and 0 <= value <= 100):
-        raise DataError(
-            f"{path}:{line}: {PCT_FEMALE_COLUMN} {raw!r} is not a percentage from 0 to 100"
-        )
-    return value
 
 
 # --- templates and pairs ----------------------------------------------------------------
@@ -283,83 +219,6 @@ def build_sts_bias_pairs(
                 )
             )
     return pairs
-
-
-# --- statistics shared by the extrinsic measures ------------------------------------------
-
-
-def cluster_bootstrap_means(
-    sums: np.ndarray, counts: np.ndarray, *, n_bootstrap: int, seed: int
-) -> np.ndarray:
-    """Bootstrap replicates of a ratio of sums over clusters: each replicate draws as many
-    clusters as there are, with replacement, and returns sum(sums) / sum(counts) over the
-    drawn ones. `sums` is (C,) or (C, k); the result is (n_bootstrap,) or
-    (n_bootstrap, k). Seeded; drawn in fixed-size chunks so memory stays bounded."""
-    sums = np.asarray(sums, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
-    n_clusters = counts.shape[0]
-    if n_clusters < 1:
-        raise ValueError("no clusters to resample")
-    flat = sums.ndim == 1
-    table = sums[:, None] if flat else sums
-    rng = np.random.default_rng(seed)
-    out = np.empty((n_bootstrap, table.shape[1]), dtype=np.float64)
-    rows = max(1, _CHUNK_ELEMENTS // n_clusters)
-    for start in range(0, n_bootstrap, rows):
-        stop = min(n_bootstrap, start + rows)
-        idx = rng.integers(0, n_clusters, size=(stop - start, n_clusters))
-        total = counts[idx].sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:stop] = table[idx].sum(axis=1) / total[:, None]
-    return out[:, 0] if flat else out
-
-
-def correlate_with_share(
-    values: Mapping[str, float | None],
-    shares: Mapping[str, float | None],
-    *,
-    x: str,
-    source: str,
-) -> PctFemaleCorrelation:
-    """Pearson and Spearman correlation (with p-values) of `values` and `shares` over the
-    keys with a finite number in both; None where it is undefined (fewer than 3 keys, or a
-    constant side), with a note saying why."""
-    keys = [
-        k
-        for k, v in values.items()
-        if v is not None
-        and math.isfinite(v)
-        and shares.get(k) is not None
-        and math.isfinite(float(shares[k]))  # type: ignore[arg-type]
-    ]
-    n = len(keys)
-    base = PctFemaleCorrelation(x=x, source=source, n=n)
-    if n < 3:
-        return base.model_copy(
-            update={"note": f"{n} occupation(s) with both values: need at least 3"}
-        )
-    xs = np.array([values[k] for k in keys], dtype=np.float64)
-    ys = np.array([shares[k] for k in keys], dtype=np.float64)
-    if np.ptp(xs) == 0 or np.ptp(ys) == 0:
-        side = x if np.ptp(xs) == 0 else "the share of women"
-        return base.model_copy(update={"note": f"{side} is constant: correlation undefined"})
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pearson = stats.pearsonr(xs, ys)
-        spearman = stats.spearmanr(xs, ys)
-    return base.model_copy(
-        update={
-            "pearson_r": _number(pearson.statistic),
-            "pearson_p": _number(pearson.pvalue),
-            "spearman_rho": _number(spearman.statistic),
-            "spearman_p": _number(spearman.pvalue),
-        }
-    )
-
-
-def _number(x: float) -> float | None:
-    value = float(x)
-    return value if math.isfinite(value) else None
 
 
 # --- the measure ------------------------------------------------------------------------

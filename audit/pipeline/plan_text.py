@@ -110,7 +110,7 @@ def describe_extrinsic(plan: AuditPlan) -> list[str]:
     for task in plan.extrinsic:
         steps = task.total_steps()
         lines.append(
-            f"  {task.name} ({task.data.kind} head on {len(task.data.train):,} examples, "
+            f"  {task.name} ({task.entry.head} head on {len(task.data.train):,} examples, "
             f"{steps:,} steps x {task.spec.finetune.batch_size}, a curve point every "
             f"{task.spec.finetune.checkpoint_every:,} steps):"
         )

@@ -1,10 +1,14 @@
-"""The contract of an extrinsic task (METHODS.md section 6): read its data before any
-training (every bad input is an error then), say what head to fine-tune on what, predict
-what the measure needs with a fine-tuned model, and turn those predictions into a value.
+"""The contract of an extrinsic task (METHODS.md section 6): an extrinsic task is a
+dataset + a head + a metric. Its entry (`audit.extrinsic.catalog`) names the task datasets
+it reads (registered in `audit.data.catalog.TASK_DATASETS`), its head kind and its metric;
+its object (this protocol) turns the datasets into the head's training and dev rows and
+the evaluation inputs before any training (every bad input is an error then), predicts
+what the metric needs with a fine-tuned model, and turns those predictions into a value.
 
 The engine (`audit.extrinsic.stage`) does the rest for every task alike: the cached
-fine-tuning, the curve points (the task's predictions at every K steps, kept as arrays so
-that a cached fine-tuning gives the same curve), the measurement and the record.
+fine-tuning of the entry's head, the curve points (the task's predictions at every K
+steps, kept as arrays so that a cached fine-tuning gives the same curve), the measurement
+and the record.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     import numpy as np
 
+    from audit.data.task_entry import TaskSplits
     from audit.extrinsic.finetune.examples import LabelledText, ScoredPair
     from audit.extrinsic.finetune.heads import TaskModel
 
@@ -26,11 +31,40 @@ HeadKind = Literal["regression", "classification"]
 
 
 @dataclass(frozen=True)
+class Resampling:
+    """How a measure draws its interval: `n_bootstrap` resamples from `seed` (0: no
+    interval) at level 1 - `alpha`."""
+
+    seed: int
+    n_bootstrap: int
+    alpha: float = 0.05
+
+
+@dataclass(frozen=True)
 class TaskContext:
-    """What a task's data may depend on besides its options."""
+    """What a task's data may depend on besides its options: the data folder, the seed,
+    and the task datasets its entry names (`training`: what the head is fine-tuned on;
+    `evaluation`: what the measure reads, the dataset its measurement carries)."""
 
     data_dir: Path
     seed: int
+    training: str
+    evaluation: str
+    _read: dict[str, TaskSplits] = field(default_factory=dict, compare=False, repr=False)
+
+    def read(self, dataset: str, options: Any) -> TaskSplits:
+        """A dataset's splits through its registered reader (read once per context)."""
+        if dataset not in self._read:
+            from audit.data.catalog import read_task_dataset
+
+            self._read[dataset] = read_task_dataset(dataset, self.data_dir, options, self.seed)
+        return self._read[dataset]
+
+    def training_data(self, options: Any) -> TaskSplits:
+        return self.read(self.training, options)
+
+    def evaluation_data(self, options: Any) -> TaskSplits:
+        return self.read(self.evaluation, options)
 
 
 @dataclass(frozen=True)
@@ -39,7 +73,6 @@ class TaskData:
     inputs (whatever `predict` reads, in `evaluation`) and the task's options (which the
     measure may read)."""
 
-    kind: HeadKind
     dataset: str
     train: Sequence[ScoredPair] | Sequence[LabelledText]
     dev: Sequence[ScoredPair] | Sequence[LabelledText]
@@ -55,7 +88,7 @@ class TaskData:
 @dataclass(frozen=True)
 class TaskValue:
     """A task's measure from one set of predictions: the value with its interval, and the
-    task's full result record."""
+    task's own result record (the entry's `result` type)."""
 
     value: float | None
     ci_low: float | None
@@ -85,11 +118,5 @@ class ExtrinsicTask(Protocol):
     def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]: ...
 
     def measure(
-        self,
-        predictions: Mapping[str, np.ndarray],
-        data: TaskData,
-        *,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float,
+        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
     ) -> TaskValue: ...

@@ -8,17 +8,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from audit.data.tasks.occupations import load_occupation_stats, read_occupation_stats
 from audit.extrinsic.options import StsBiasOptions
 from audit.extrinsic.sts_bias import (
     PCT_FEMALE_SOURCE,
     StsBiasPair,
     build_sts_bias_pairs,
-    load_occupation_stats,
-    read_occupation_stats,
     sts_bias_score,
 )
-from audit.extrinsic.sts_data import load_sts_b
-from audit.extrinsic.tasks.base import TaskContext, TaskData, TaskValue
+from audit.extrinsic.tasks.base import Resampling, TaskContext, TaskData, TaskValue
 from audit.extrinsic.tasks.hashing import lines_sha256
 from audit.variants.wordlists import load_gender_word_lists, load_word_list_folder
 
@@ -26,8 +24,6 @@ if TYPE_CHECKING:
     import numpy as np
 
     from audit.extrinsic.finetune.heads import TaskModel
-
-DATASET = "sts_b"
 
 
 def _path(data_dir: Path, value: str) -> Path:
@@ -44,9 +40,9 @@ class StsBiasTask:
 
     def prepare(self, options: StsBiasOptions, context: TaskContext) -> TaskData:
         data_dir = context.data_dir
-        train = load_sts_b(data_dir, "train")
-        dev = load_sts_b(data_dir, "dev")
-        test = load_sts_b(data_dir, "test")
+        sts_b = context.training_data(options)
+        train, dev = sts_b.split("train"), sts_b.split("dev")
+        test = context.evaluation_data(options).split("test")
         words = (
             load_word_list_folder(_path(data_dir, options.word_lists))
             if options.word_lists
@@ -66,8 +62,7 @@ class StsBiasTask:
         )
         shares = {s.occupation: s.pct_female for s in stats}
         return TaskData(
-            kind="regression",
-            dataset=DATASET,
+            dataset=context.evaluation,
             train=train,
             dev=dev,
             evaluation=(pairs, shares),
@@ -92,22 +87,16 @@ class StsBiasTask:
         return {"male": both[: len(pairs)], "female": both[len(pairs) :]}
 
     def measure(
-        self,
-        predictions: Mapping[str, np.ndarray],
-        data: TaskData,
-        *,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float,
+        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
     ) -> TaskValue:
         pairs, shares = data.evaluation
         result = sts_bias_score(
             pairs,
             predictions["male"],
             predictions["female"],
-            seed=seed,
-            n_bootstrap=n_bootstrap,
-            alpha=alpha,
+            seed=resampling.seed,
+            n_bootstrap=resampling.n_bootstrap,
+            alpha=resampling.alpha,
             pct_female=shares,
         )
         return TaskValue.of(result, result.n_pairs)
