@@ -177,7 +177,7 @@ def _fine_tuned(
     display: Display,
 ) -> StoredFineTune:
     from audit.extrinsic.finetune.store import cached_classifier, cached_regression
-    from audit.variants.training.contract import TrainingStatus
+    from audit.training.status import TrainingStatus
 
     loaded = load_model(model_id)
     settings = item.spec.finetune.with_seed(seed)

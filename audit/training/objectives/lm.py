@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import torch
 
 from audit.errors import AuditUserError
-from audit.variants.training.encode import collate, encode_sentences, pad_token_id
-from audit.variants.training.schedule import Stream, batch_indices, derive_seed
-from audit.variants.training.task import StepLoss
+from audit.training.encode import collate, encode_sentences, pad_token_id
+from audit.training.objective import StepLoss
+from audit.training.schedule import Stream, batch_indices, derive_seed
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -155,9 +155,8 @@ class LanguageModelTask:
         seed: int,
         device: torch.device,
     ) -> None:
-        self.name: Literal["masked_lm", "causal_lm", "at"] = (
-            "masked_lm" if model_type == "masked" else "causal_lm"
-        )
+        self.name = "masked_lm" if model_type == "masked" else "causal_lm"
+        self.term_names: tuple[str, ...] = ()
         self.model_type = model_type
         self.encoded = encode_sentences(
             tokenizer, model, sentences, model_type=model_type, max_length=max_length
@@ -208,4 +207,7 @@ class LanguageModelTask:
         return {}
 
     def load_state(self, state: dict[str, torch.Tensor]) -> None:
+        return None
+
+    def release(self) -> None:
         return None
