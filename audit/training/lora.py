@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
 
-
-
 class LoraSettings(Protocol):
     """What the adapters are made of (`audit.variants.settings.LoraSpec`)."""
 
@@ -33,7 +31,7 @@ class LoraSettings(Protocol):
     def r(self) -> int: ...
 
     @property
-    def alpha(self) -> float: ...
+    def alpha(self) -> int: ...
 
     @property
     def dropout(self) -> float: ...

@@ -91,7 +91,9 @@ class LossTracker:
 
     def load_state(self, state: dict[str, Any]) -> None:
         self.curve = [
-            CurvePoint(int(p["step"]), float(p["loss"]), {k: float(v) for k, v in p["terms"].items()})
+            CurvePoint(
+                int(p["step"]), float(p["loss"]), {k: float(v) for k, v in p["terms"].items()}
+            )
             for p in state["curve"]
         ]
         self.tokens = int(state["tokens"])

@@ -53,9 +53,7 @@ class Objective:
     at_layers: Literal["all", "first", "last"] = "all"
     at_level: Literal["token", "sentence"] = "token"
     at_compat: Literal["formula", "reference"] = "formula"
-    build: Callable[[ObjectiveSetup], TrainingObjective] | None = field(
-        default=None, compare=False
-    )
+    build: Callable[[ObjectiveSetup], TrainingObjective] | None = field(default=None, compare=False)
 
     def identity(self) -> dict[str, Any]:
         """The fields that make two objectives the same (the builder left out)."""

@@ -20,8 +20,8 @@ import torch
 from audit.errors import AuditUserError
 from audit.training.device import device_label, isolated_rng
 from audit.training.dropout import dropout_applied
-from audit.training.lora import lora_adapters, require_peft
 from audit.training.loop import run_loop
+from audit.training.lora import lora_adapters, require_peft
 from audit.training.objective import TrainingObjective
 from audit.training.status import TrainingInterrupted, TrainingStatus
 from audit.variants.objective import Objective, ObjectiveSetup, TrainingData

@@ -19,8 +19,8 @@ from audit.extrinsic.finetune.settings import FineTuneSettings
 from audit.extrinsic.finetune.tune import finetune_regression
 from audit.extrinsic.sts_data import StsRow
 from audit.models.loaded import LoadedModel
-from audit.training.status import TrainingInterrupted, TrainingStatus
 from audit.training.checkpoint import checkpoint_dir
+from audit.training.status import TrainingInterrupted, TrainingStatus
 from tests.models.tiny import TINY_CORPUS, save_tiny_bert, save_tiny_gpt2, save_tiny_llama
 
 CPU = torch.device("cpu")

@@ -10,14 +10,6 @@ import pytest
 import torch
 
 from audit.errors import AuditUserError
-from audit.variants.settings import TrainingSpec
-from audit.variants.trainer import (
-    Objective,
-    TrainingData,
-    TrainingInterrupted,
-    TrainingStatus,
-    train_model,
-)
 from audit.training.checkpoint import checkpoint_dir
 from audit.training.encode import encode_sentences
 from audit.training.objectives.lm import mask_tokens
@@ -27,6 +19,14 @@ from audit.training.schedule import (
     derive_seed,
     lr_factor,
     pass_starts,
+)
+from audit.variants.settings import TrainingSpec
+from audit.variants.trainer import (
+    Objective,
+    TrainingData,
+    TrainingInterrupted,
+    TrainingStatus,
+    train_model,
 )
 from tests.variants.tiny_lm import CORPUS, NEUTRAL, gendered_sentences, load
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from audit.extrinsic.finetune.examples import LabelledText, ScoredPair
 from audit.extrinsic.finetune.records import FineTuneSummary
 from audit.extrinsic.finetune.settings import FineTuneSettings
 from audit.extrinsic.finetune.task_head import REGRESSION, TaskHead, classification, head_of
@@ -305,7 +306,10 @@ def cached_finetune(
 
 
 def cached_regression(
-    loaded: LoadedModel, train_rows: Sequence[Any], dev_rows: Sequence[Any], **options: Any
+    loaded: LoadedModel,
+    train_rows: Sequence[ScoredPair],
+    dev_rows: Sequence[ScoredPair],
+    **options: Any,
 ) -> StoredFineTune:
     """`cached_finetune` with the regression head (STS-B)."""
     return cached_finetune(loaded, REGRESSION, train_rows, dev_rows, **options)
@@ -313,8 +317,8 @@ def cached_regression(
 
 def cached_classifier(
     loaded: LoadedModel,
-    train_rows: Sequence[Any],
-    dev_rows: Sequence[Any],
+    train_rows: Sequence[LabelledText],
+    dev_rows: Sequence[LabelledText],
     *,
     labels: Sequence[str] | None = None,
     **options: Any,

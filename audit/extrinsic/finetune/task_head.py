@@ -99,7 +99,7 @@ def correlations(predicted: np.ndarray, gold: Sequence[float]) -> tuple[float | 
     return _finite(pearson), _finite(spearman)
 
 
-def _pair(row: ScoredPair) -> TextInput:
+def _pair(row: ScoredPair) -> tuple[str, str]:
     return (row.sentence1, row.sentence2)
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, cast
 import torch
 
 from audit.errors import AuditUserError
-from audit.extrinsic.finetune.examples import TextInput
+from audit.extrinsic.finetune.examples import LabelledText, ScoredPair, TextInput
 from audit.extrinsic.finetune.heads import TaskModel, build_task_model
 from audit.extrinsic.finetune.inputs import EncodedInput
 from audit.extrinsic.finetune.predict import PREDICT_BATCH
@@ -276,7 +276,10 @@ def finetune(
 
 
 def finetune_regression(
-    loaded: LoadedModel, train_rows: Sequence[Any], dev_rows: Sequence[Any], **options: Any
+    loaded: LoadedModel,
+    train_rows: Sequence[ScoredPair],
+    dev_rows: Sequence[ScoredPair],
+    **options: Any,
 ) -> FineTuned:
     """`finetune` with the regression head (STS-B)."""
     return finetune(loaded, REGRESSION, train_rows, dev_rows, **options)
@@ -284,8 +287,8 @@ def finetune_regression(
 
 def finetune_classifier(
     loaded: LoadedModel,
-    train_rows: Sequence[Any],
-    dev_rows: Sequence[Any],
+    train_rows: Sequence[LabelledText],
+    dev_rows: Sequence[LabelledText],
     *,
     labels: Sequence[str] | None = None,
     **options: Any,

@@ -49,7 +49,6 @@ from typing import TYPE_CHECKING, Any, Literal
 import torch
 
 from audit.errors import AuditUserError
-from audit.variants.cda import gendered_word_regex
 from audit.training.encode import (
     Batch,
     Encoded,
@@ -59,6 +58,7 @@ from audit.training.encode import (
 )
 from audit.training.objective import StepLoss
 from audit.training.schedule import Stream, batch_indices, pass_starts
+from audit.variants.cda import gendered_word_regex
 from audit.variants.wordlists import normalise_entry
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ class AttributeTargetTask:
     """AT's loss on a model, with its frozen original and its attribute vectors."""
 
     name = "at"
-    term_names = ("debias", "regulariser")
+    term_names: tuple[str, ...] = ("debias", "regulariser")
 
     def __init__(
         self,
