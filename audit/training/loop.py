@@ -82,6 +82,20 @@ class LoopResult:
     curve: list[CurvePoint]
     trainable_parameters: int
 
+    def summary_fields(self) -> dict[str, Any]:
+        """The fields every training summary shares (`TrainingSummary`,
+        `FineTuneSummary`), the curve as plain dicts."""
+        return {
+            "steps": self.steps,
+            "tokens": self.tokens,
+            "seconds": self.seconds,
+            "resumed_from_step": self.resumed_from_step,
+            "first_loss": self.first_loss,
+            "last_loss": self.last_loss,
+            "curve": [p.as_dict() for p in self.curve],
+            "trainable_parameters": self.trainable_parameters,
+        }
+
 
 def run_loop(
     model: torch.nn.Module,

@@ -39,3 +39,17 @@ class TrainingObjective(Protocol):
     def load_state(self, state: dict[str, torch.Tensor]) -> None: ...
 
     def release(self) -> None: ...
+
+
+class StatelessObjective:
+    """A base for objectives that keep nothing across steps (the LM objectives, a task
+    head): no state to checkpoint, nothing to release."""
+
+    def state(self) -> dict[str, torch.Tensor]:
+        return {}
+
+    def load_state(self, state: dict[str, torch.Tensor]) -> None:
+        return None
+
+    def release(self) -> None:
+        return None

@@ -25,7 +25,7 @@ from audit.training.lora import lora_adapters, require_peft
 from audit.training.objective import TrainingObjective
 from audit.training.status import TrainingInterrupted, TrainingStatus
 from audit.variants.objective import Objective, ObjectiveSetup, TrainingData
-from audit.variants.records import LossPoint, TrainingSummary
+from audit.variants.records import TrainingSummary
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -172,16 +172,11 @@ def train_model(
             model.zero_grad(set_to_none=True)
             model.eval()
             task.release()
-    return TrainingSummary(
-        objective=cast(Any, task.name),  # the record's names: masked_lm, causal_lm, at
-        steps=result.steps,
-        examples=data.n_examples(),
-        tokens=result.tokens,
-        seconds=result.seconds,
-        device=device_label(device),
-        resumed_from_step=result.resumed_from_step,
-        first_loss=result.first_loss,
-        last_loss=result.last_loss,
-        curve=[LossPoint.model_validate(p.as_dict()) for p in result.curve],
-        trainable_parameters=result.trainable_parameters,
+    return TrainingSummary.model_validate(
+        {
+            "objective": task.name,
+            "examples": data.n_examples(),
+            "device": device_label(device),
+            **result.summary_fields(),
+        }
     )

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -35,9 +35,8 @@ from audit.extrinsic.finetune.settings import FineTuneSettings
 from audit.extrinsic.finetune.task_head import REGRESSION, TaskHead, classification
 from audit.training.device import device_label, isolated_rng
 from audit.training.loop import Progress, run_loop
-from audit.training.objective import StepLoss
+from audit.training.objective import StatelessObjective, StepLoss
 from audit.training.schedule import Stream, batch_indices
-from audit.variants.records import LossPoint
 
 if TYPE_CHECKING:
     from audit.models.loaded import LoadedModel
@@ -67,7 +66,7 @@ def finetune_identity(facts: dict[str, Any], settings: FineTuneSettings) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-class HeadObjective:
+class HeadObjective(StatelessObjective):
     """The head's loss on the training set: step s reads the examples
     `schedule.batch_indices` gives and compares the model's outputs with their targets."""
 
@@ -96,15 +95,6 @@ class HeadObjective:
         batch = model.inputs.collate([self.inputs[i] for i in rows]).to(self.device)
         targets = self.targets[rows].to(self.device, non_blocking=True)
         return StepLoss(self.head.loss(model(batch), targets), {}, batch.tokens)
-
-    def state(self) -> dict[str, torch.Tensor]:
-        return {}
-
-    def load_state(self, state: dict[str, torch.Tensor]) -> None:
-        return None
-
-    def release(self) -> None:
-        return None
 
 
 class CurveHook:
@@ -252,25 +242,20 @@ def finetune(
         finally:
             model.zero_grad(set_to_none=True)
             model.eval()
-    summary = FineTuneSummary(
-        kind=cast(Any, head.kind),
-        model_type=model.model_type,
-        pooling=model.pooling,
-        labels=list(model.labels),
-        steps=result.steps,
-        examples=n,
-        tokens=result.tokens,
-        seconds=result.seconds,
-        callback_seconds=hook.callback_seconds,
-        device=device_label(device),
-        resumed_from_step=result.resumed_from_step,
-        first_loss=result.first_loss,
-        last_loss=result.last_loss,
-        curve=[LossPoint.model_validate(p.as_dict()) for p in result.curve],
-        checkpoint_steps=hook.checkpoint_steps,
-        evaluations=hook.evaluations,
-        trainable_parameters=result.trainable_parameters,
-        settings=resolved.model_dump(mode="json"),
+    summary = FineTuneSummary.model_validate(
+        {
+            "kind": head.kind,
+            "model_type": model.model_type,
+            "pooling": model.pooling,
+            "labels": list(model.labels),
+            "examples": n,
+            "callback_seconds": hook.callback_seconds,
+            "device": device_label(device),
+            "checkpoint_steps": hook.checkpoint_steps,
+            "evaluations": hook.evaluations,
+            "settings": resolved.model_dump(mode="json"),
+            **result.summary_fields(),
+        }
     )
     return FineTuned(model=model, summary=summary)
 

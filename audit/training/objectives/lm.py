@@ -16,7 +16,7 @@ import torch
 
 from audit.errors import AuditUserError
 from audit.training.encode import collate, encode_sentences, pad_token_id
-from audit.training.objective import StepLoss
+from audit.training.objective import StatelessObjective, StepLoss
 from audit.training.schedule import Stream, batch_indices, derive_seed
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def causal_lm_loss(
     return torch.nn.functional.cross_entropy(logits.float(), ids)
 
 
-class LanguageModelTask:
+class LanguageModelTask(StatelessObjective):
     """The model's own objective on `sentences`: masked LM or next-token LM. Step s reads
     the sentences `schedule.batch_indices` gives, masked with a generator seeded from
     (seed, s)."""
@@ -202,12 +202,3 @@ class LanguageModelTask:
             on_device = batch.to(self.device)
             loss = causal_lm_loss(model, on_device.input_ids, on_device.attention_mask, targets)
         return StepLoss(loss, {}, batch.tokens)
-
-    def state(self) -> dict[str, torch.Tensor]:
-        return {}
-
-    def load_state(self, state: dict[str, torch.Tensor]) -> None:
-        return None
-
-    def release(self) -> None:
-        return None
