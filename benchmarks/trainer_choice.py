@@ -9,11 +9,14 @@ seeds, AdamW, warm-up/decay schedule and clipping:
 - `accelerate`: a loop on `accelerate.Accelerator` (`prepare`, `backward`,
   `clip_grad_norm_`) with the same objective, optimizer and schedule.
 
-Each records seconds per step (median of the steps after the first, which is a warm-up),
-steps/s, and the largest absolute difference of its per-step losses and of its final
-weights from `ours`. Writes benchmarks/results/trainer_choice_<device>.json.
+The three run in turn, `--rounds` times (other jobs share the machine: alternating
+spreads their load over all three). Each records seconds per step (the median over its
+rounds of the steps after each round's first, a warm-up), steps/s, its speed relative to
+`ours`, and the largest absolute difference of its per-step losses and of its final
+weights from `ours` (first round). Writes benchmarks/results/trainer_choice_<device>.json.
 
-    .venv/bin/python benchmarks/trainer_choice.py [--steps 12] [--model auto|minilm|tiny]
+    .venv/bin/python benchmarks/trainer_choice.py [--steps 10] [--rounds 2]
+        [--model auto|minilm|tiny]
 """
 
 from __future__ import annotations
@@ -237,8 +240,12 @@ def run_accelerate(
     return accelerator.unwrap_model(model).eval(), losses, stamps
 
 
-def timing(stamps: list[float]) -> dict[str, float]:
-    durations = [b - a for a, b in itertools.pairwise(stamps)][1:]
+def step_durations(stamps: list[float]) -> list[float]:
+    """The durations of the steps after the first (a warm-up)."""
+    return [b - a for a, b in itertools.pairwise(stamps)][1:]
+
+
+def timing(durations: list[float]) -> dict[str, float]:
     median = statistics.median(durations)
     return {
         "seconds_per_step": median,
@@ -254,9 +261,9 @@ def max_weight_difference(a: Any, b: Any) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--steps", type=int, default=12)
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--model", choices=("auto", "minilm", "tiny"), default="auto")
-    parser.add_argument("--out", type=Path, default=None)
     add_device_arguments(parser, dtype=False)
     args = parser.parse_args()
     if args.steps < 3:
@@ -264,23 +271,34 @@ def main() -> None:
     device = choose_device(args.device)
     name, load = model_loader(args.model)
     data = sentences()
-    torch.manual_seed(0)
-    ours_model, ours_losses, ours_stamps, warmup = run_ours(load, data, args.steps, device)
-    runs: dict[str, Any] = {"ours": {"losses": ours_losses, **timing(ours_stamps)}}
-    for label, run in (("hf_trainer", run_hf_trainer), ("accelerate", run_accelerate)):
-        model, losses, stamps = run(load, data, args.steps, warmup, device)
-        runs[label] = {
-            "losses": losses,
-            **timing(stamps),
-            "max_abs_loss_difference": max(
-                abs(a - b) for a, b in zip(losses, ours_losses, strict=True)
-            ),
-            "max_abs_weight_difference": max_weight_difference(model, ours_model),
-            "relative_speed": runs["ours"]["seconds_per_step"] / timing(stamps)["seconds_per_step"],
-        }
+    others = {"hf_trainer": run_hf_trainer, "accelerate": run_accelerate}
+    durations: dict[str, list[float]] = {"ours": [], **{label: [] for label in others}}
+    runs: dict[str, Any] = {}
+    for round_ in range(args.rounds):
+        ours_model, ours_losses, ours_stamps, warmup = run_ours(load, data, args.steps, device)
+        durations["ours"] += step_durations(ours_stamps)
+        if round_ == 0:
+            runs["ours"] = {"losses": ours_losses}
+        for label, run in others.items():
+            model, losses, stamps = run(load, data, args.steps, warmup, device)
+            durations[label] += step_durations(stamps)
+            if round_ == 0:
+                runs[label] = {
+                    "losses": losses,
+                    "max_abs_loss_difference": max(
+                        abs(a - b) for a, b in zip(losses, ours_losses, strict=True)
+                    ),
+                    "max_abs_weight_difference": max_weight_difference(model, ours_model),
+                }
+    for label, spent in durations.items():
+        runs[label].update(timing(spent))
+    for label in others:
+        runs[label]["relative_speed"] = (
+            runs["ours"]["seconds_per_step"] / runs[label]["seconds_per_step"]
+        )
         print(
-            f"{label}: {runs[label]['steps_per_s']:.2f} steps/s (ours "
-            f"{runs['ours']['steps_per_s']:.2f}), max |loss diff| "
+            f"{label}: {runs[label]['steps_per_s']:.3f} steps/s (ours "
+            f"{runs['ours']['steps_per_s']:.3f}), max |loss diff| "
             f"{runs[label]['max_abs_loss_difference']:.3g}, max |weight diff| "
             f"{runs[label]['max_abs_weight_difference']:.3g}",
             flush=True,
@@ -304,6 +322,7 @@ def main() -> None:
             "model": name,
             "objective": "masked LM (15% masking, 80/10/10)",
             "steps": args.steps,
+            "rounds": args.rounds,
             "batch_size": BATCH,
             "max_length": MAX_LENGTH,
             "learning_rate": LEARNING_RATE,

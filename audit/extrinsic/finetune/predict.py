@@ -4,6 +4,8 @@ make of them: similarities, class probabilities and labels, the dev checks."""
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -14,6 +16,26 @@ from audit.extrinsic.finetune.heads import TaskModel
 
 #: Inputs per forward pass when predicting.
 PREDICT_BATCH = 64
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if math.isfinite(float(x)) else None
+
+
+def correlations(predicted: np.ndarray, gold: Sequence[float]) -> tuple[float | None, float | None]:
+    """(Pearson r, Spearman rho) of predicted and gold scores; None where undefined (fewer
+    than 2 pairs, or constant predictions)."""
+    from scipy import stats
+
+    x = np.asarray(predicted, dtype=np.float64)
+    y = np.asarray(gold, dtype=np.float64)
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return None, None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pearson = stats.pearsonr(x, y).statistic
+        spearman = stats.spearmanr(x, y).statistic
+    return _finite(pearson), _finite(spearman)
 
 
 def predict_outputs(
@@ -90,7 +112,7 @@ def evaluate_sts(
     model: TaskModel, dev_rows: Sequence[ScoredPair], *, batch_size: int = PREDICT_BATCH
 ) -> tuple[float | None, float | None]:
     """(Pearson, Spearman) of the predicted and gold similarity of `dev_rows`."""
-    from audit.extrinsic.finetune.task_head import REGRESSION
-
-    scores = REGRESSION.metric(model, dev_rows, batch_size)
-    return scores["pearson"], scores["spearman"]
+    predicted = predict_similarity(
+        model, [(r.sentence1, r.sentence2) for r in dev_rows], batch_size=batch_size
+    )
+    return correlations(predicted, [r.score for r in dev_rows])

@@ -12,7 +12,6 @@ for every head (`heads.HeadLayers`, `n_outputs` wide).
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -27,7 +26,6 @@ from audit.extrinsic.finetune.examples import (
 )
 
 if TYPE_CHECKING:
-    import numpy as np
     import torch
 
     from audit.extrinsic.finetune.heads import TaskModel
@@ -78,27 +76,6 @@ class TaskHead:
 # -- regression -------------------------------------------------------------------------
 
 
-def _finite(x: float) -> float | None:
-    return float(x) if math.isfinite(float(x)) else None
-
-
-def correlations(predicted: np.ndarray, gold: Sequence[float]) -> tuple[float | None, float | None]:
-    """(Pearson r, Spearman rho) of predicted and gold scores; None where undefined (fewer
-    than 2 pairs, or constant predictions)."""
-    import numpy as np
-    from scipy import stats
-
-    x = np.asarray(predicted, dtype=np.float64)
-    y = np.asarray(gold, dtype=np.float64)
-    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return None, None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pearson = stats.pearsonr(x, y).statistic
-        spearman = stats.spearmanr(x, y).statistic
-    return _finite(pearson), _finite(spearman)
-
-
 def _pair(row: ScoredPair) -> tuple[str, str]:
     return (row.sentence1, row.sentence2)
 
@@ -121,10 +98,9 @@ def _mse(outputs: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
 def _sts_metric(
     model: TaskModel, rows: Sequence[ScoredPair], batch_size: int
 ) -> dict[str, float | None]:
-    from audit.extrinsic.finetune.predict import predict_similarity
+    from audit.extrinsic.finetune.predict import evaluate_sts
 
-    predicted = predict_similarity(model, [_pair(r) for r in rows], batch_size=batch_size)
-    pearson, spearman = correlations(predicted, [r.score for r in rows])
+    pearson, spearman = evaluate_sts(model, rows, batch_size=batch_size)
     return {"pearson": pearson, "spearman": spearman}
 
 
