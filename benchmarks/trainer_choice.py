@@ -277,11 +277,13 @@ def main() -> None:
     for round_ in range(args.rounds):
         ours_model, ours_losses, ours_stamps, warmup = run_ours(load, data, args.steps, device)
         durations["ours"] += step_durations(ours_stamps)
+        print(f"round {round_ + 1} ours: {timing(durations['ours'])}", flush=True)
         if round_ == 0:
             runs["ours"] = {"losses": ours_losses}
         for label, run in others.items():
             model, losses, stamps = run(load, data, args.steps, warmup, device)
             durations[label] += step_durations(stamps)
+            print(f"round {round_ + 1} {label}: {timing(durations[label])}", flush=True)
             if round_ == 0:
                 runs[label] = {
                     "losses": losses,
