@@ -55,7 +55,7 @@ from audit.models.loaded import LoadedModel
 from audit.models.sources import ModelSpec
 from audit.variants.cda import gendered_word_regex
 from audit.variants.settings import TrainingSpec
-from audit.variants.training import Objective, TrainingData, TrainingStatus, train_model
+from audit.variants.trainer import Objective, TrainingData, TrainingStatus, train_model
 from audit.variants.wordlists import load_gender_word_lists
 
 REPO = Path(__file__).resolve().parents[1]

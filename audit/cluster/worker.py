@@ -182,7 +182,7 @@ def train_variant(request: TrainRequest) -> TrainedVariant:
     from audit.variants.build import _save
     from audit.variants.cache import VariantStore
     from audit.variants.probe import probe_he_she
-    from audit.variants.training.run import train_model
+    from audit.variants.trainer import train_model
 
     check_version(request.tool_version)
     started = time.monotonic()

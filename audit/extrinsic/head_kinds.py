@@ -72,7 +72,7 @@ class RegressionHead:
     def cache_key(self, data: TaskData, **common: Any) -> str:
         from audit.extrinsic.finetune.store import regression_key
 
-        return regression_key(train_rows=data.train, dev_rows=data.dev, **common)  # type: ignore[arg-type]
+        return regression_key(train_rows=data.train, dev_rows=data.dev, **common)
 
     def fine_tune(self, loaded: LoadedModel, data: TaskData, **common: Any) -> StoredFineTune:
         from audit.extrinsic.finetune.store import cached_regression
@@ -102,8 +102,8 @@ class ClassificationHead:
         from audit.extrinsic.finetune.store import classifier_key
 
         return classifier_key(
-            train_rows=data.train,  # type: ignore[arg-type]
-            dev_rows=data.dev,  # type: ignore[arg-type]
+            train_rows=data.train,
+            dev_rows=data.dev,
             labels=data.labels,
             **common,
         )

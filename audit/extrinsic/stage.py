@@ -183,7 +183,7 @@ def _fine_tuned(
     seed: int,
     display: Display,
 ) -> StoredFineTune:
-    from audit.variants.training.contract import TrainingStatus
+    from audit.training.status import TrainingStatus
 
     loaded = load_model(model_id)
     settings = item.spec.finetune.with_seed(seed)

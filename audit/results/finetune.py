@@ -26,7 +26,9 @@ class DevEvaluation(Record):
 class FineTuneSummary(Record):
     """One fine-tuning of a task head and its encoder (all its sessions)."""
 
-    kind: Literal["regression", "classification"]
+    kind: str = Field(
+        description="The task head's name: regression, classification, or a plug-in task's own."
+    )
     model_type: Literal["masked", "causal"]
     pooling: Literal["cls", "mean", "last"]
     labels: list[str] = Field(

@@ -6,7 +6,7 @@ no torch and no registry.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
@@ -25,7 +25,9 @@ class LossPoint(Record):
 class TrainingSummary(Record):
     """What one training did (written to the variant's cache folder, copied to results)."""
 
-    objective: Literal["masked_lm", "causal_lm", "at"]
+    objective: str = Field(
+        description="The training objective's name: masked_lm, causal_lm, at or a plug-in's own."
+    )
     steps: int
     examples: int = Field(description="Training examples (sentences) available.")
     tokens: int = Field(description="Non-padding tokens processed over all steps.")

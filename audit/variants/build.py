@@ -15,7 +15,7 @@ from audit.variants.jobs import VariantJob
 
 if TYPE_CHECKING:
     from audit.models.loaded import LoadedModel
-    from audit.variants.training.run import TrainingStatus
+    from audit.training.status import TrainingStatus
 
 
 def build_variants(
@@ -58,7 +58,7 @@ def _train_one(
     stop_after: int | None,
 ) -> StoredVariant:
     from audit.variants.probe import probe_he_she
-    from audit.variants.training.run import train_model
+    from audit.variants.trainer import train_model
 
     key = f"train {job.model_id}"
     total = job.total_steps()

@@ -1,6 +1,7 @@
-"""Where trained variants live: `<cache>/variants/<key>/` holds `model/` (a Hugging Face
-model folder, audited like any local model), `variant.json` (what was trained and how;
-its presence marks the variant done) and, while training, `work/` (checkpoints).
+"""Where trained variants live (the layout rules of every artefact are in
+`audit.training.store`): `<cache>/variants/<key>/` holds `model/` (a Hugging Face model
+folder, audited like any local model), `variant.json` (what was trained and how; its
+presence marks the variant done) and, while training, `work/` (checkpoints).
 
 The key is a sha256 over everything that changes the trained weights: the base model's
 fingerprint, the method and its options (defaults filled in), the part (ratio), the
@@ -10,8 +11,6 @@ hash and the hash of the training data the method built. The same spec never tra
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.results import ProbeRecord, TrainingSummary
+from audit.training.store import ArtefactStore, content_key
 
 #: Bump when the trainer's arithmetic changes, so old variants are not reused.
 VARIANT_FORMAT = 1
@@ -47,8 +47,7 @@ def variant_key(
         "corpus": corpus_sha256,
         "data": data_sha256,
     }
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return content_key(payload)
 
 
 @dataclass(frozen=True)
@@ -61,35 +60,22 @@ class StoredVariant:
 
 
 @dataclass(frozen=True)
-class VariantStore:
+class VariantStore(ArtefactStore):
     """The cache folder of one variant key."""
 
-    root: Path
-
-    @classmethod
-    def of(cls, cache_dir: Path, key: str) -> VariantStore:
-        return cls(cache_dir / "variants" / key)
+    FOLDER = "variants"
+    DONE_FILE = DONE_FILE
 
     @property
     def model_dir(self) -> Path:
         return self.root / "model"
 
     @property
-    def work_dir(self) -> Path:
-        return self.root / "work"
-
-    @property
-    def done_file(self) -> Path:
-        return self.root / DONE_FILE
-
-    def is_done(self) -> bool:
-        return self.done_file.is_file() and (self.model_dir / "config.json").is_file()
-
-    def has_checkpoint(self) -> bool:
-        return (self.work_dir / "checkpoint").is_dir()
+    def artefact_file(self) -> Path:
+        return self.model_dir / "config.json"
 
     def read(self) -> StoredVariant:
-        data = json.loads(self.done_file.read_text(encoding="utf-8"))
+        data = self.read_record()
         probe = data.get("probe")
         return StoredVariant(
             model_dir=self.model_dir,
@@ -116,13 +102,11 @@ class VariantStore:
         atomically, then drop the checkpoints."""
         shutil.rmtree(self.model_dir, ignore_errors=True)
         os.replace(staging, self.model_dir)
-        record = {
-            **description,
-            "summary": summary.model_dump(mode="json"),
-            "probe": None if probe is None else probe.model_dump(mode="json"),
-        }
-        tmp = self.done_file.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(record, indent=2), encoding="utf-8")
-        os.replace(tmp, self.done_file)
-        shutil.rmtree(self.work_dir, ignore_errors=True)
+        self.finish(
+            {
+                **description,
+                "summary": summary.model_dump(mode="json"),
+                "probe": None if probe is None else probe.model_dump(mode="json"),
+            }
+        )
         return self.read()

@@ -169,7 +169,7 @@ def _causal(
 ) -> ProbeRecord:
     import torch
 
-    from audit.variants.training.encode import bos_token_id, pad_token_id
+    from audit.training.encode import bos_token_id, pad_token_id
 
     bos = bos_token_id(tokenizer, model)
     if bos is None:

@@ -14,16 +14,13 @@ from pydantic import ValidationError
 from audit.errors import AuditUserError
 from audit.extrinsic.finetune.heads import pool
 from audit.extrinsic.finetune.inputs import InputEncoder
-from audit.extrinsic.finetune.regression import (
-    evaluate_sts,
-    finetune_regression,
-    predict_similarity,
-)
+from audit.extrinsic.finetune.predict import evaluate_sts, predict_similarity
 from audit.extrinsic.finetune.settings import FineTuneSettings
+from audit.extrinsic.finetune.tune import finetune_regression
 from audit.extrinsic.sts_data import StsRow
 from audit.models.loaded import LoadedModel
-from audit.variants.training import TrainingInterrupted, TrainingStatus
-from audit.variants.training.checkpoint import checkpoint_dir
+from audit.training.checkpoint import checkpoint_dir
+from audit.training.status import TrainingInterrupted, TrainingStatus
 from tests.models.tiny import TINY_CORPUS, save_tiny_bert, save_tiny_gpt2, save_tiny_llama
 
 CPU = torch.device("cpu")

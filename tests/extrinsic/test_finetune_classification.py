@@ -10,15 +10,15 @@ import pytest
 
 from audit.errors import AuditUserError
 from audit.extrinsic.biasbios import Bio
-from audit.extrinsic.finetune.classification import (
-    class_labels,
+from audit.extrinsic.finetune.examples import LabelledText, bios_examples, nli_examples
+from audit.extrinsic.finetune.predict import (
     evaluate_classifier,
-    finetune_classifier,
     predict_labels,
     predict_proba,
+    predict_similarity,
 )
-from audit.extrinsic.finetune.examples import LabelledText, bios_examples, nli_examples
-from audit.extrinsic.finetune.regression import predict_similarity
+from audit.extrinsic.finetune.task_head import class_labels
+from audit.extrinsic.finetune.tune import finetune_classifier
 from audit.extrinsic.nli_bias import NliExample
 from tests.extrinsic.test_finetune import load_tiny, mean_loss, settings, tiny_dirs
 

@@ -12,8 +12,7 @@ import torch
 from safetensors.torch import load_file
 
 from audit.errors import AuditUserError
-from audit.extrinsic.finetune.classification import predict_proba
-from audit.extrinsic.finetune.regression import predict_similarity
+from audit.extrinsic.finetune.predict import predict_proba, predict_similarity
 from audit.extrinsic.finetune.settings import FineTuneSettings
 from audit.extrinsic.finetune.store import (
     FineTuneStore,
@@ -24,7 +23,7 @@ from audit.extrinsic.finetune.store import (
     load_finetuned,
     regression_key,
 )
-from audit.variants.training import TrainingInterrupted, TrainingStatus
+from audit.training.status import TrainingInterrupted, TrainingStatus
 from tests.extrinsic.test_finetune import learnable_rows, load_tiny, settings, tiny_dirs
 from tests.extrinsic.test_finetune_classification import three_classes
 

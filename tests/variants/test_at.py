@@ -10,14 +10,14 @@ import pytest
 import torch
 
 from audit.errors import AuditUserError
-from audit.variants.settings import TrainingSpec
-from audit.variants.training import Objective, TrainingData, train_model
-from audit.variants.training.at import (
+from audit.training.encode import encode_sentences
+from audit.variants.methods.at_loss import (
     AttributeTargetTask,
     locate,
     reference_weights,
 )
-from audit.variants.training.encode import encode_sentences
+from audit.variants.settings import TrainingSpec
+from audit.variants.trainer import Objective, TrainingData, train_model
 from tests.variants.tiny_lm import NEUTRAL, OCCUPATIONS, gendered_sentences, load
 
 CPU = torch.device("cpu")

@@ -175,7 +175,7 @@ def test_plan_before_training_lists_what_to_train(
 
 
 def test_killed_training_resumes(spec_dir: Path, tmp_path: Path, shared_data: Path) -> None:
-    from audit.variants.training import TrainingInterrupted
+    from audit.training.status import TrainingInterrupted
 
     text = (spec_dir / "spec.yaml").read_text()
     one_variant = text[: text.index("  - id: bert-cda")] + "report: {formats: []}\n"

@@ -12,7 +12,7 @@ import torch
 from audit.errors import AuditUserError
 from audit.variants.probe import article, load_probe_occupations, probe_he_she
 from audit.variants.settings import TrainingSpec
-from audit.variants.training import Objective, TrainingData, train_model
+from audit.variants.trainer import Objective, TrainingData, train_model
 from tests.variants.tiny_lm import gendered_sentences, load, probe_sentences
 
 CPU = torch.device("cpu")

@@ -10,23 +10,23 @@ import pytest
 import torch
 
 from audit.errors import AuditUserError
-from audit.variants.settings import TrainingSpec
-from audit.variants.training import (
-    Objective,
-    TrainingData,
-    TrainingInterrupted,
-    TrainingStatus,
-    train_model,
-)
-from audit.variants.training.checkpoint import checkpoint_dir
-from audit.variants.training.encode import encode_sentences
-from audit.variants.training.lm import mask_tokens
-from audit.variants.training.schedule import (
+from audit.training.checkpoint import checkpoint_dir
+from audit.training.encode import encode_sentences
+from audit.training.objectives.lm import mask_tokens
+from audit.training.schedule import (
     Stream,
     batch_indices,
     derive_seed,
     lr_factor,
     pass_starts,
+)
+from audit.variants.settings import TrainingSpec
+from audit.variants.trainer import (
+    Objective,
+    TrainingData,
+    TrainingInterrupted,
+    TrainingStatus,
+    train_model,
 )
 from tests.variants.tiny_lm import CORPUS, NEUTRAL, gendered_sentences, load
 

@@ -11,9 +11,9 @@ import torch
 from torch import nn
 
 from audit.errors import AuditUserError
+from audit.training.dropout import dropout_applied
 from audit.variants.settings import TrainingSpec
-from audit.variants.training import Objective, TrainingData, TrainingStatus, train_model
-from audit.variants.training.dropout import dropout_applied
+from audit.variants.trainer import Objective, TrainingData, TrainingStatus, train_model
 from tests.models.tiny import TINY_BUILDERS, TINY_CORPUS
 from tests.variants.tiny_lm import load
 

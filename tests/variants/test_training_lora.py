@@ -11,9 +11,9 @@ import pytest
 import torch
 
 from audit.errors import AuditUserError
+from audit.training.lora import peft_available
 from audit.variants.settings import LoraSpec, TrainingSpec
-from audit.variants.training import Objective, TrainingData, TrainingInterrupted, train_model
-from audit.variants.training.lora import peft_available
+from audit.variants.trainer import Objective, TrainingData, TrainingInterrupted, train_model
 from tests.variants.tiny_lm import CORPUS, load, save_probe_bert, save_probe_llama
 
 CPU = torch.device("cpu")

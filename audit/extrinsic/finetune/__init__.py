@@ -12,10 +12,9 @@ alone); the parts that need torch are in their modules:
 | `records.py` | `FineTuneSummary`, `DevEvaluation` |
 | `examples.py` | `LabelledText`, `ScoredPair`, converters, data hashes |
 | `inputs.py` | texts and pairs to token ids, per model type |
-| `heads.py` | `TaskHead`, `TaskModel`, pooling, `build_task_model` |
-| `loop.py` | the fine-tuning loop: schedule, checkpoints, resume, callback |
-| `regression.py` | `finetune_regression`, `predict_similarity`, `evaluate_sts` |
-| `classification.py` | `finetune_classifier`, `predict_proba`, `evaluate_classifier` |
-| `predict.py` | batched predictions |
-| `store.py` | the cache: `cached_regression`, `cached_classifier`, `load_finetuned` |
+| `task_head.py` | `TaskHead` (data): `REGRESSION`, `classification(labels)` |
+| `heads.py` | `HeadLayers`, `TaskModel`, pooling, `build_task_model` |
+| `tune.py` | `finetune(loaded, head, ...)`: the head's objective in the one loop |
+| `predict.py` | batched predictions, similarities, class probabilities, dev checks |
+| `store.py` | the cache: `planned_key`, `cached_finetune`, `load_finetuned` |
 """

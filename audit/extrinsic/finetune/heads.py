@@ -30,13 +30,13 @@ from audit.extrinsic.finetune.inputs import InputBatch, InputEncoder
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
+    from audit.extrinsic.finetune.task_head import TaskHead
     from audit.models.loaded import LoadedModel
 
-Kind = Literal["regression", "classification"]
 Pooling = Literal["cls", "mean", "last"]
 DEFAULT_INIT_STD = 0.02
 #: The random stream of the head's initial weights, apart from the variant trainer's
-#: streams (`audit.variants.training.schedule.Stream`: 0 to 4).
+#: streams (`audit.training.schedule.Stream`: 0 to 4).
 HEAD_INIT_STREAM = 100
 
 
@@ -62,8 +62,8 @@ def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, pooling: Pooling) -
     return hidden[torch.arange(hidden.shape[0], device=hidden.device), last.clamp(min=0)]
 
 
-class TaskHead(nn.Module):
-    """dropout -> dense -> tanh -> dropout -> linear."""
+class HeadLayers(nn.Module):
+    """dropout -> dense -> tanh -> dropout -> linear (the layers of every task head)."""
 
     def __init__(self, hidden: int, n_outputs: int, dropout: float) -> None:
         super().__init__()
@@ -86,27 +86,34 @@ class TaskHead(nn.Module):
 
 
 class TaskModel(nn.Module):
-    """An encoder with a task head. `forward(batch)` gives float32 outputs [B, n]."""
+    """An encoder with a task head's layers (`head`) for the task head `task_head`.
+    `forward(batch)` gives float32 outputs [B, n]."""
 
     def __init__(
         self,
         encoder: PreTrainedModel,
-        head: TaskHead,
+        head: HeadLayers,
         *,
-        kind: Kind,
+        task_head: TaskHead,
         model_type: Literal["masked", "causal"],
         pooling: Pooling,
         inputs: InputEncoder,
-        labels: tuple[str, ...] = (),
     ) -> None:
         super().__init__()
         self.encoder = encoder
         self.head = head
-        self.kind = kind
+        self.task_head = task_head
         self.model_type = model_type
         self.pooling = pooling
         self.inputs = inputs
-        self.labels = labels
+
+    @property
+    def kind(self) -> str:
+        return self.task_head.kind
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.task_head.classes
 
     @property
     def device(self) -> torch.device:
@@ -142,17 +149,16 @@ def encoder_of(loaded: LoadedModel) -> PreTrainedModel:
 def build_task_model(
     loaded: LoadedModel,
     *,
-    kind: Kind,
-    n_outputs: int,
+    task_head: TaskHead,
     pooling: Pooling,
     max_length: int,
     head_dropout: float,
     seed: int,
     device: torch.device,
-    labels: tuple[str, ...] = (),
 ) -> TaskModel:
-    """A new task model on a copy of `loaded`'s encoder (float32, on `device`, every weight
-    trainable), its head drawn from `seed` (`head_seed`)."""
+    """A new task model for `task_head` (its classes fixed) on a copy of `loaded`'s
+    encoder (float32, on `device`, every weight trainable), its head layers drawn from
+    `seed` (`head_seed`)."""
     source = encoder_of(loaded)
     encoder = copy.deepcopy(source).float()
     encoder.requires_grad_(True)
@@ -163,7 +169,7 @@ def build_task_model(
             f"fine-tuning: the config of {loaded.model_id} gives no hidden_size for the head"
         )
     with torch.random.fork_rng():  # nn.Linear's own initialisation draws from it
-        head = TaskHead(hidden, n_outputs, head_dropout)
+        head = HeadLayers(hidden, task_head.n_outputs, head_dropout)
     std = float(getattr(config, "initializer_range", DEFAULT_INIT_STD) or DEFAULT_INIT_STD)
     head.reset(head_seed(seed), std)
     inputs = InputEncoder(
@@ -176,10 +182,9 @@ def build_task_model(
     model = TaskModel(
         encoder,
         head,
-        kind=kind,
+        task_head=task_head,
         model_type=loaded.model_type,
         pooling=pooling,
         inputs=inputs,
-        labels=labels,
     )
     return model.to(device).eval()

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from audit.errors import AuditUserError
 from audit.extrinsic.finetune.examples import TextInput
-from audit.variants.training.encode import bos_token_id, pad_token_id, sequence_limit
+from audit.training.encode import bos_token_id, pad_token_id, sequence_limit
 
 if TYPE_CHECKING:
     import torch

@@ -1,4 +1,5 @@
-"""Fine-tuned task models cached like variants: `<cache>/extrinsic/<key>/` holds
+"""Fine-tuned task models, kept like variants (the layout rules of every artefact are in
+`audit.training.store`): `<cache>/extrinsic/<key>/` holds
 
 - `model.safetensors`: the final encoder and head weights (`encoder.*`, `head.*`), float32;
 - `finetune.json`: what was fine-tuned and how (the summary); its presence marks it done;
@@ -8,39 +9,34 @@
 
 The key is a sha256 over the model's fingerprint, the task's name and options, the
 fine-tuning settings (seed and pooling filled in; `checkpoint_every` included, since K
-decides which curve points exist, although resuming is exact whatever K is) and the hash
-of the training and dev data (and a classifier's label order). The same spec never
-fine-tunes twice. `regression_key` / `classifier_key` give the key without loading the
-model, so a plan can tell what is cached.
+decides which curve points exist, although resuming is exact whatever K is) and the
+head's hash of the training and dev data (a classifier's: with its label order). The
+same spec never fine-tunes twice. `planned_key` gives the key without loading the model,
+so a plan can tell what is cached; `cached_finetune` reads or fine-tunes and stores.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from audit.extrinsic.finetune.examples import (
-    LabelledText,
-    ScoredPair,
-    classification_data_sha256,
-    regression_data_sha256,
-)
+from audit.extrinsic.finetune.examples import LabelledText, ScoredPair
 from audit.extrinsic.finetune.settings import FineTuneSettings
+from audit.extrinsic.finetune.task_head import REGRESSION, TaskHead, classification, head_of
 from audit.results import FineTuneSummary
+from audit.training.store import ArtefactStore, content_key
 
 if TYPE_CHECKING:
     import numpy as np
     import torch
 
     from audit.extrinsic.finetune.heads import TaskModel
-    from audit.extrinsic.finetune.loop import FineTuned, Progress
     from audit.models.loaded import LoadedModel
+    from audit.training.loop import Progress
 
 #: Bump when the fine-tuning's arithmetic changes, so old artefacts are not reused.
 FINETUNE_FORMAT = 1
@@ -66,65 +62,51 @@ def finetune_key(
     resolved (seed and pooling filled in)."""
     if settings.seed is None or settings.pooling is None:
         raise ValueError("settings must be resolved (FineTuneSettings.resolved)")
-    payload = {
-        "format": FINETUNE_FORMAT,
-        "model": model_fingerprint,
-        "task": task,
-        "options": dict(task_options),
-        "settings": settings.model_dump(mode="json"),
-        "data": data_sha256,
-    }
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return content_key(
+        {
+            "format": FINETUNE_FORMAT,
+            "model": model_fingerprint,
+            "task": task,
+            "options": dict(task_options),
+            "settings": settings.model_dump(mode="json"),
+            "data": data_sha256,
+        }
+    )
 
 
-def regression_key(
+def planned_key(
+    head: TaskHead,
     *,
     model_fingerprint: str,
     model_type: Literal["masked", "causal"],
     task: str,
     task_options: Mapping[str, Any],
     settings: FineTuneSettings,
-    train_rows: Sequence[ScoredPair],
-    dev_rows: Sequence[ScoredPair],
+    train_rows: Sequence[Any],
+    dev_rows: Sequence[Any],
 ) -> str:
-    """The key `cached_regression` uses, computed without loading the model (to tell at
+    """The key `cached_finetune` uses, computed without loading the model (to tell at
     planning time whether the fine-tuning is cached). `settings.seed` must be filled in."""
     if settings.seed is None:
         raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
+    head = head.for_rows(train_rows)
     return finetune_key(
         model_fingerprint=model_fingerprint,
         task=task,
         task_options=task_options,
         settings=settings.resolved(model_type, settings.seed),
-        data_sha256=regression_data_sha256(train_rows, dev_rows),
+        data_sha256=head.data_sha256(head, train_rows, dev_rows),
     )
 
 
-def classifier_key(
-    *,
-    model_fingerprint: str,
-    model_type: Literal["masked", "causal"],
-    task: str,
-    task_options: Mapping[str, Any],
-    settings: FineTuneSettings,
-    train_rows: Sequence[LabelledText],
-    dev_rows: Sequence[LabelledText],
-    labels: Sequence[str] | None = None,
-) -> str:
-    """The key `cached_classifier` uses (see `regression_key`)."""
-    from audit.extrinsic.finetune.classification import class_labels
+def regression_key(**key: Any) -> str:
+    """`planned_key` of the regression head."""
+    return planned_key(REGRESSION, **key)
 
-    if settings.seed is None:
-        raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
-    classes = class_labels(train_rows, labels)
-    return finetune_key(
-        model_fingerprint=model_fingerprint,
-        task=task,
-        task_options=task_options,
-        settings=settings.resolved(model_type, settings.seed),
-        data_sha256=classification_data_sha256(train_rows, dev_rows, classes),
-    )
+
+def classifier_key(*, labels: Sequence[str] | None = None, **key: Any) -> str:
+    """`planned_key` of a classification head (`labels`: the classes in output order)."""
+    return planned_key(classification(labels), **key)
 
 
 def _point_name(step: int) -> str:
@@ -163,40 +145,23 @@ class StoredFineTune:
 
 
 @dataclass(frozen=True)
-class FineTuneStore:
+class FineTuneStore(ArtefactStore):
     """The cache folder of one fine-tuning key."""
 
-    root: Path
-
-    @classmethod
-    def of(cls, cache_dir: Path, key: str) -> FineTuneStore:
-        return cls(Path(cache_dir) / EXTRINSIC_FOLDER / key)
-
-    @property
-    def key(self) -> str:
-        return self.root.name
+    FOLDER = EXTRINSIC_FOLDER
+    DONE_FILE = DONE_FILE
 
     @property
     def weights_file(self) -> Path:
         return self.root / WEIGHTS_FILE
 
     @property
-    def done_file(self) -> Path:
-        return self.root / DONE_FILE
+    def artefact_file(self) -> Path:
+        return self.weights_file
 
     @property
     def curve_dir(self) -> Path:
         return self.root / CURVE_FOLDER
-
-    @property
-    def work_dir(self) -> Path:
-        return self.root / "work"
-
-    def is_done(self) -> bool:
-        return self.done_file.is_file() and self.weights_file.is_file()
-
-    def has_checkpoint(self) -> bool:
-        return (self.work_dir / "checkpoint").is_dir()
 
     # -- curve points -------------------------------------------------------------------
 
@@ -234,7 +199,7 @@ class FineTuneStore:
     # -- the finished artefact -------------------------------------------------------------
 
     def read(self, *, cached: bool = True) -> StoredFineTune:
-        data = json.loads(self.done_file.read_text(encoding="utf-8"))
+        data = self.read_record()
         return StoredFineTune(
             key=self.key,
             root=self.root,
@@ -258,11 +223,7 @@ class FineTuneStore:
         tmp_weights = self.weights_file.with_suffix(f".tmp-{os.getpid()}")
         save_file(tensors, str(tmp_weights), metadata={"format": "pt"})
         os.replace(tmp_weights, self.weights_file)
-        record = {**description, "summary": summary.model_dump(mode="json")}
-        tmp = self.done_file.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(record, indent=2), encoding="utf-8")
-        os.replace(tmp, self.done_file)
-        shutil.rmtree(self.work_dir, ignore_errors=True)
+        self.finish({**description, "summary": summary.model_dump(mode="json")})
         return StoredFineTune(
             key=self.key,
             root=self.root,
@@ -273,12 +234,38 @@ class FineTuneStore:
         )
 
 
-def _ensure(
-    store: FineTuneStore,
-    description: dict[str, Any],
-    train: Callable[[Path, Callable[[int, TaskModel], None] | None], FineTuned],
-    on_checkpoint: CurveCallback | None,
+def cached_finetune(
+    loaded: LoadedModel,
+    head: TaskHead,
+    train_rows: Sequence[Any],
+    dev_rows: Sequence[Any],
+    *,
+    task: str,
+    task_options: Mapping[str, Any],
+    settings: FineTuneSettings,
+    cache_dir: Path,
+    on_checkpoint: CurveCallback | None = None,
+    progress: Progress | None = None,
+    device: torch.device | None = None,
+    stop_after: int | None = None,
 ) -> StoredFineTune:
+    """The fine-tuned `head` of (model, task, options, settings, data): read from the
+    cache, else fine-tuned (resuming a killed run) and stored under the key `planned_key`
+    gives. `on_checkpoint`'s arrays are kept as each curve step's point. `settings.seed`
+    must be filled in."""
+    head = head.for_rows(train_rows)
+    if settings.seed is None:
+        raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
+    resolved = settings.resolved(loaded.model_type, settings.seed)
+    data_sha256 = head.data_sha256(head, train_rows, dev_rows)
+    key = finetune_key(
+        model_fingerprint=loaded.fingerprint,
+        task=task,
+        task_options=task_options,
+        settings=resolved,
+        data_sha256=data_sha256,
+    )
+    store = FineTuneStore.of(cache_dir, key)
     if store.is_done():
         return store.read(cached=True)
     callback: Callable[[int, TaskModel], None] | None = None
@@ -290,126 +277,42 @@ def _ensure(
 
         callback = keep
     store.root.mkdir(parents=True, exist_ok=True)
-    done = train(store.work_dir, callback)
-    return store.commit(done.model, description=description, summary=done.summary)
+    from audit.extrinsic.finetune.tune import finetune
 
-
-def _description(
-    loaded: LoadedModel,
-    *,
-    key: str,
-    kind: str,
-    task: str,
-    task_options: Mapping[str, Any],
-    settings: FineTuneSettings,
-    data_sha256: str,
-) -> dict[str, Any]:
-    return {
+    done = finetune(
+        loaded,
+        head,
+        train_rows,
+        dev_rows,
+        settings=resolved,
+        work_dir=store.work_dir,
+        device=device,
+        on_checkpoint=callback,
+        progress=progress,
+        stop_after=stop_after,
+    )
+    description = {
         "format": FINETUNE_FORMAT,
         "key": key,
-        "kind": kind,
+        "kind": head.kind,
         "task": task,
         "task_options": dict(task_options),
         "model_id": loaded.model_id,
         "model_fingerprint": loaded.fingerprint,
-        "settings": settings.model_dump(mode="json"),
+        "settings": resolved.model_dump(mode="json"),
         "data_sha256": data_sha256,
     }
-
-
-#: Fine-tunes a resolved setting into `work_dir`, calling back at the curve steps.
-_Train = Callable[[FineTuneSettings, Path, Callable[[int, "TaskModel"], None] | None], "FineTuned"]
-
-
-def _cached(
-    loaded: LoadedModel,
-    *,
-    kind: Literal["regression", "classification"],
-    task: str,
-    task_options: Mapping[str, Any],
-    settings: FineTuneSettings,
-    data_sha256: str,
-    cache_dir: Path,
-    train: _Train,
-    on_checkpoint: CurveCallback | None,
-) -> StoredFineTune:
-    """What both heads share: resolve the settings, key the artefact (the key
-    `regression_key` / `classifier_key` give), then read it or fine-tune and store it."""
-    if settings.seed is None:
-        raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
-    resolved = settings.resolved(loaded.model_type, settings.seed)
-    key = finetune_key(
-        model_fingerprint=loaded.fingerprint,
-        task=task,
-        task_options=task_options,
-        settings=resolved,
-        data_sha256=data_sha256,
-    )
-    description = _description(
-        loaded,
-        key=key,
-        kind=kind,
-        task=task,
-        task_options=task_options,
-        settings=resolved,
-        data_sha256=data_sha256,
-    )
-    store = FineTuneStore.of(cache_dir, key)
-    return _ensure(
-        store,
-        description,
-        lambda work_dir, callback: train(resolved, work_dir, callback),
-        on_checkpoint,
-    )
+    return store.commit(done.model, description=description, summary=done.summary)
 
 
 def cached_regression(
     loaded: LoadedModel,
     train_rows: Sequence[ScoredPair],
     dev_rows: Sequence[ScoredPair],
-    *,
-    task: str,
-    task_options: Mapping[str, Any],
-    settings: FineTuneSettings,
-    cache_dir: Path,
-    on_checkpoint: CurveCallback | None = None,
-    progress: Progress | None = None,
-    device: torch.device | None = None,
-    stop_after: int | None = None,
+    **options: Any,
 ) -> StoredFineTune:
-    """The fine-tuned regression head of (model, task, options, settings, data): read from
-    the cache, else fine-tuned (resuming a killed run) and stored. `on_checkpoint`'s
-    arrays are kept as each curve step's point. `settings.seed` must be filled in."""
-    from audit.extrinsic.finetune.regression import finetune_regression
-
-    def train(
-        resolved: FineTuneSettings,
-        work_dir: Path,
-        callback: Callable[[int, TaskModel], None] | None,
-    ) -> FineTuned:
-        return finetune_regression(
-            loaded,
-            train_rows,
-            dev_rows,
-            settings=resolved,
-            work_dir=work_dir,
-            device=device,
-            on_checkpoint=callback,
-            progress=progress,
-            stop_after=stop_after,
-        )
-
-    return _cached(
-        loaded,
-        kind="regression",
-        task=task,
-        task_options=task_options,
-        settings=settings,
-        data_sha256=regression_data_sha256(train_rows, dev_rows),
-        cache_dir=cache_dir,
-        train=train,
-        on_checkpoint=on_checkpoint,
-    )
+    """`cached_finetune` with the regression head (STS-B)."""
+    return cached_finetune(loaded, REGRESSION, train_rows, dev_rows, **options)
 
 
 def cached_classifier(
@@ -417,50 +320,11 @@ def cached_classifier(
     train_rows: Sequence[LabelledText],
     dev_rows: Sequence[LabelledText],
     *,
-    task: str,
-    task_options: Mapping[str, Any],
-    settings: FineTuneSettings,
-    cache_dir: Path,
     labels: Sequence[str] | None = None,
-    on_checkpoint: CurveCallback | None = None,
-    progress: Progress | None = None,
-    device: torch.device | None = None,
-    stop_after: int | None = None,
+    **options: Any,
 ) -> StoredFineTune:
-    """`cached_regression` for a classification head (`labels` as `finetune_classifier`)."""
-    from audit.extrinsic.finetune.classification import class_labels, finetune_classifier
-
-    classes = class_labels(train_rows, labels)
-
-    def train(
-        resolved: FineTuneSettings,
-        work_dir: Path,
-        callback: Callable[[int, TaskModel], None] | None,
-    ) -> FineTuned:
-        return finetune_classifier(
-            loaded,
-            train_rows,
-            dev_rows,
-            settings=resolved,
-            work_dir=work_dir,
-            labels=classes,
-            device=device,
-            on_checkpoint=callback,
-            progress=progress,
-            stop_after=stop_after,
-        )
-
-    return _cached(
-        loaded,
-        kind="classification",
-        task=task,
-        task_options=task_options,
-        settings=settings,
-        data_sha256=classification_data_sha256(train_rows, dev_rows, classes),
-        cache_dir=cache_dir,
-        train=train,
-        on_checkpoint=on_checkpoint,
-    )
+    """`cached_finetune` with a classification head (`labels`: the classes in order)."""
+    return cached_finetune(loaded, classification(labels), train_rows, dev_rows, **options)
 
 
 def load_finetuned(
@@ -468,9 +332,11 @@ def load_finetuned(
     stored: StoredFineTune,
     *,
     device: torch.device | None = None,
+    head: TaskHead | None = None,
 ) -> TaskModel:
     """The stored fine-tuned model rebuilt on `loaded` (the model it was fine-tuned from),
-    in eval mode; a user error when `loaded` is another model."""
+    in eval mode; a user error when `loaded` is another model. `head`: the task's own
+    head (default: the built-in head the summary names)."""
     from safetensors.torch import load_file
 
     from audit.errors import AuditUserError
@@ -485,17 +351,15 @@ def load_finetuned(
     summary = stored.summary
     settings = FineTuneSettings.model_validate(summary.settings)
     assert settings.seed is not None
-    kind: Literal["regression", "classification"] = summary.kind
+    chosen = head if head is not None else head_of(summary.kind, summary.labels)
     model = build_task_model(
         loaded,
-        kind=kind,
-        n_outputs=len(summary.labels) if kind == "classification" else 1,
+        task_head=replace(chosen, labels=tuple(summary.labels) or chosen.labels),
         pooling=summary.pooling,
         max_length=settings.max_length,
         head_dropout=settings.head_dropout,
         seed=settings.seed,
         device=device if device is not None else loaded.device,
-        labels=tuple(summary.labels),
     )
     state = load_file(str(stored.weights_file), device=str(model.device))
     model.load_state_dict(state, strict=True)

@@ -46,7 +46,7 @@ class NliBiasTask:
         )
 
     def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]:
-        from audit.extrinsic.finetune.classification import predict_proba
+        from audit.extrinsic.finetune.predict import predict_proba
 
         pairs: list[NliPair] = data.evaluation
         return {"probs": predict_proba(model, [(p.premise, p.hypothesis) for p in pairs])}

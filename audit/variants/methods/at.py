@@ -16,7 +16,7 @@ from audit.variants.methods.options import AtOptions
 
 if TYPE_CHECKING:
     from audit.variants.corpus import Corpus
-    from audit.variants.training.run import Objective, TrainingData
+    from audit.variants.objective import Objective, TrainingData
 
 PROFESSIONS_FILE = "professions.json"
 #: Fewest sentences of each kind AT can learn anything from.
@@ -58,7 +58,7 @@ def training_data(
     corpus: Corpus, options: AtOptions, part: VariantPart, context: MethodContext
 ) -> TrainingData:
     from audit.variants.cda import gendered_word_regex
-    from audit.variants.training.run import TrainingData
+    from audit.variants.objective import TrainingData
 
     lists = context.word_lists(options.word_lists)
     if options.target_words is not None:
@@ -104,7 +104,7 @@ def _all(regex: re.Pattern[str], sentence: str) -> list[str]:
 
 
 def objective(options: AtOptions) -> Objective:
-    from audit.variants.training.run import Objective
+    from audit.variants.objective import Objective
 
     return Objective(
         kind="at",

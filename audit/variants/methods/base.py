@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from audit.variants.corpus import Corpus
-    from audit.variants.training.run import Objective, TrainingData
+    from audit.variants.objective import Objective, TrainingData
     from audit.variants.wordlists import GenderWordLists
 
 

@@ -11,7 +11,7 @@ from audit.variants.methods.options import BiasControlledOptions
 
 if TYPE_CHECKING:
     from audit.variants.corpus import Corpus
-    from audit.variants.training.run import Objective, TrainingData
+    from audit.variants.objective import Objective, TrainingData
 
 
 def ratio_suffix(r: float) -> str:
@@ -27,7 +27,7 @@ def training_data(
     corpus: Corpus, options: BiasControlledOptions, part: VariantPart, context: MethodContext
 ) -> TrainingData:
     from audit.variants.mining import mine, ratio_mix
-    from audit.variants.training.run import TrainingData
+    from audit.variants.objective import TrainingData
 
     assert part.ratio is not None
     mined = mine(corpus.sentences, context.word_lists(options.word_lists))
@@ -46,7 +46,7 @@ def training_data(
 
 
 def objective(options: BiasControlledOptions) -> Objective:
-    from audit.variants.training.run import Objective
+    from audit.variants.objective import Objective
 
     return Objective(kind="lm")
 

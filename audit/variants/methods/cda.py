@@ -11,7 +11,7 @@ from audit.variants.methods.options import CdaOptions
 
 if TYPE_CHECKING:
     from audit.variants.corpus import Corpus
-    from audit.variants.training.run import Objective, TrainingData
+    from audit.variants.objective import Objective, TrainingData
 
 
 def parts(options: CdaOptions) -> list[VariantPart]:
@@ -22,7 +22,7 @@ def training_data(
     corpus: Corpus, options: CdaOptions, part: VariantPart, context: MethodContext
 ) -> TrainingData:
     from audit.variants.cda import CounterfactualSwapper
-    from audit.variants.training.run import TrainingData
+    from audit.variants.objective import TrainingData
 
     swapper = CounterfactualSwapper(context.word_lists(options.word_lists))
     sentences = list(corpus.sentences)
@@ -38,7 +38,7 @@ def training_data(
 
 
 def objective(options: CdaOptions) -> Objective:
-    from audit.variants.training.run import Objective
+    from audit.variants.objective import Objective
 
     return Objective(kind="lm")
 

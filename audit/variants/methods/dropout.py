@@ -10,7 +10,7 @@ from audit.variants.methods.options import DropoutOptions
 
 if TYPE_CHECKING:
     from audit.variants.corpus import Corpus
-    from audit.variants.training.run import Objective, TrainingData
+    from audit.variants.objective import Objective, TrainingData
 
 
 def parts(options: DropoutOptions) -> list[VariantPart]:
@@ -20,13 +20,13 @@ def parts(options: DropoutOptions) -> list[VariantPart]:
 def training_data(
     corpus: Corpus, options: DropoutOptions, part: VariantPart, context: MethodContext
 ) -> TrainingData:
-    from audit.variants.training.run import TrainingData
+    from audit.variants.objective import TrainingData
 
     return TrainingData(sentences=tuple(corpus.sentences))
 
 
 def objective(options: DropoutOptions) -> Objective:
-    from audit.variants.training.run import Objective
+    from audit.variants.objective import Objective
 
     return Objective(
         kind="lm",

@@ -1,23 +1,37 @@
 """The loss curve and the counters of a training, kept across interruptions.
 
 Steps are grouped in windows of `ceil(total / CURVE_POINTS)` steps, aligned on the step
-number (so a resumed training draws the same curve); each window becomes one `LossPoint`
+number (so a resumed training draws the same curve); each window becomes one `CurvePoint`
 with the mean loss and terms of its steps. Losses stay on the device until a window
 closes or a checkpoint is written: one host read per window, not per step.
+
+The points are plain data (`CurvePoint`); each caller turns them into its record type
+(`audit.results.LossPoint` holds the same three fields).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
-
-from audit.results import LossPoint
 
 if TYPE_CHECKING:
     import torch
 
 #: Points on a training's loss curve (at most).
 CURVE_POINTS = 100
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The mean loss (and terms) of the window of steps that ends at `step`."""
+
+    step: int
+    loss: float
+    terms: dict[str, float] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 class LossTracker:
@@ -27,7 +41,7 @@ class LossTracker:
         self.total = total_steps
         self.window = max(1, math.ceil(total_steps / CURVE_POINTS))
         self.term_names = term_names
-        self.curve: list[LossPoint] = []
+        self.curve: list[CurvePoint] = []
         self.tokens = 0
         self.seconds = 0.0
         self._host: list[list[float]] = []  # [loss, *terms] of the open window, read
@@ -43,7 +57,7 @@ class LossTracker:
             self._host = []
             means = [sum(col) / len(rows) for col in zip(*rows, strict=True)]
             self.curve.append(
-                LossPoint(
+                CurvePoint(
                     step=done,
                     loss=means[0],
                     terms=dict(zip(self.term_names, means[1:], strict=True)),
@@ -69,14 +83,19 @@ class LossTracker:
     def state(self) -> dict[str, Any]:
         """Plain data for a checkpoint (reads the open window)."""
         return {
-            "curve": [p.model_dump() for p in self.curve],
+            "curve": [p.as_dict() for p in self.curve],
             "tokens": self.tokens,
             "seconds": self.seconds,
             "open_window": [list(row) for row in self._read()],
         }
 
     def load_state(self, state: dict[str, Any]) -> None:
-        self.curve = [LossPoint.model_validate(p) for p in state["curve"]]
+        self.curve = [
+            CurvePoint(
+                int(p["step"]), float(p["loss"]), {k: float(v) for k, v in p["terms"].items()}
+            )
+            for p in state["curve"]
+        ]
         self.tokens = int(state["tokens"])
         self.seconds = float(state["seconds"])
         self._host = [[float(v) for v in row] for row in state["open_window"]]

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, Literal
 import torch
 
 from audit.errors import AuditUserError
-from audit.variants.training.encode import collate, encode_sentences, pad_token_id
-from audit.variants.training.schedule import Stream, batch_indices, derive_seed
-from audit.variants.training.task import StepLoss
+from audit.training.encode import collate, encode_sentences, pad_token_id
+from audit.training.objective import StatelessObjective, StepLoss
+from audit.training.schedule import Stream, batch_indices, derive_seed
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
@@ -138,7 +138,7 @@ def causal_lm_loss(
     return torch.nn.functional.cross_entropy(logits.float(), ids)
 
 
-class LanguageModelTask:
+class LanguageModelTask(StatelessObjective):
     """The model's own objective on `sentences`: masked LM or next-token LM. Step s reads
     the sentences `schedule.batch_indices` gives, masked with a generator seeded from
     (seed, s)."""
@@ -155,9 +155,8 @@ class LanguageModelTask:
         seed: int,
         device: torch.device,
     ) -> None:
-        self.name: Literal["masked_lm", "causal_lm", "at"] = (
-            "masked_lm" if model_type == "masked" else "causal_lm"
-        )
+        self.name = "masked_lm" if model_type == "masked" else "causal_lm"
+        self.term_names: tuple[str, ...] = ()
         self.model_type = model_type
         self.encoded = encode_sentences(
             tokenizer, model, sentences, model_type=model_type, max_length=max_length
@@ -203,9 +202,3 @@ class LanguageModelTask:
             on_device = batch.to(self.device)
             loss = causal_lm_loss(model, on_device.input_ids, on_device.attention_mask, targets)
         return StepLoss(loss, {}, batch.tokens)
-
-    def state(self) -> dict[str, torch.Tensor]:
-        return {}
-
-    def load_state(self, state: dict[str, torch.Tensor]) -> None:
-        return None

@@ -49,22 +49,22 @@ from typing import TYPE_CHECKING, Any, Literal
 import torch
 
 from audit.errors import AuditUserError
-from audit.variants.cda import gendered_word_regex
-from audit.variants.training.encode import (
+from audit.training.encode import (
     Batch,
     Encoded,
     collate,
     encode_sentences,
     pad_token_id,
 )
-from audit.variants.training.schedule import Stream, batch_indices, pass_starts
-from audit.variants.training.task import StepLoss
+from audit.training.objective import StepLoss
+from audit.training.schedule import Stream, batch_indices, pass_starts
+from audit.variants.cda import gendered_word_regex
 from audit.variants.wordlists import normalise_entry
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
-    from audit.variants.training.contract import Objective, TrainingData
+    from audit.variants.objective import Objective, ObjectiveSetup, TrainingData
 
 #: Sentences per forward pass when the attribute vectors are computed.
 VECTOR_BATCH = 32
@@ -123,7 +123,8 @@ def reference_weights(words: Sequence[tuple[int, ...]], width: int) -> torch.Ten
 class AttributeTargetTask:
     """AT's loss on a model, with its frozen original and its attribute vectors."""
 
-    name: Literal["masked_lm", "causal_lm", "at"] = "at"
+    name = "at"
+    term_names: tuple[str, ...] = ("debias", "regulariser")
 
     def __init__(
         self,
@@ -157,6 +158,21 @@ class AttributeTargetTask:
         self.frozen = copy.deepcopy(model).eval()
         self.frozen.requires_grad_(False)
         self.vectors: torch.Tensor | None = None  # [C, layers, d]
+
+    @classmethod
+    def build(cls, setup: ObjectiveSetup) -> AttributeTargetTask:
+        """AT on the setup's model and data (`audit.variants.trainer.build_objective`)."""
+        return cls(
+            setup.model,
+            setup.tokenizer,
+            model_type=setup.model_type,
+            objective=setup.objective,
+            data=setup.data,
+            batch_size=setup.batch_size,
+            max_length=setup.max_length,
+            seed=setup.seed,
+            device=setup.device,
+        )
 
     # -- data ---------------------------------------------------------------------------
 

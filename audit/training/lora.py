@@ -13,17 +13,32 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import torch
 
 from audit.errors import AuditUserError
-from audit.variants.training.schedule import Stream, derive_seed
+from audit.training.schedule import Stream, derive_seed
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
-    from audit.variants.settings import LoraSpec
+
+class LoraSettings(Protocol):
+    """What the adapters are made of (`audit.variants.settings.LoraSpec`)."""
+
+    @property
+    def r(self) -> int: ...
+
+    @property
+    def alpha(self) -> int: ...
+
+    @property
+    def dropout(self) -> float: ...
+
+    @property
+    def target_modules(self) -> list[str] | None: ...
+
 
 INSTALL_HINT = "pip install peft  (or: pip install 'bias-audit[train]')"
 
@@ -47,7 +62,7 @@ def require_peft() -> None:
 
 
 @contextmanager
-def lora_adapters(model: PreTrainedModel, spec: LoraSpec | None, seed: int) -> Iterator[None]:
+def lora_adapters(model: PreTrainedModel, spec: LoraSettings | None, seed: int) -> Iterator[None]:
     """Wrap `model` with LoRA adapters for the block (nothing when `spec` is None). The
     adapters' initial weights come from the training seed."""
     if spec is None:
