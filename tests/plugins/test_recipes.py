@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from audit.data.catalog import DATASETS
+from audit.data.catalog import DATASETS, TASK_DATASETS
 from audit.extrinsic.catalog import EXTRINSIC_TASKS
 from audit.measures.catalog import MEASURES
 from audit.models.loaded import LoadedModel
@@ -33,6 +33,7 @@ PACKAGE = "my_bias_plugins"
 ORIGIN = "my-bias-plugins 0.1.0 (entry point my_bias_plugins)"
 REGISTRIES: tuple[Registry[Any, Any], ...] = (
     DATASETS,
+    TASK_DATASETS,
     SCORERS,
     MEASURES,
     VARIANT_METHODS,
@@ -55,11 +56,18 @@ def _page_parts() -> tuple[dict[str, str], dict[str, dict[str, str]]]:
 
 
 SHARED, RECIPES = _page_parts()
-KIND_OF = {"measure": "measure", "dataset": "dataset", "scorer": "scorer"}
+#: What each recipe registers (registry kinds, in registration order).
+KIND_OF = {
+    "measure": ["measure"],
+    "dataset": ["dataset"],
+    "scorer": ["scorer"],
+    "variant method": ["variant_method"],
+    "extrinsic task": ["dataset", "extrinsic_task"],
+}
 
 
 def test_the_page_has_a_recipe_for_each_kind_it_promises() -> None:
-    assert set(RECIPES) == {"measure", "dataset", "scorer"}
+    assert set(RECIPES) == set(KIND_OF)
     assert set(SHARED) == {"pyproject.toml"}
 
 
@@ -111,6 +119,31 @@ def causal_lm() -> LoadedModel:
     return loaded(tiny_gpt2())
 
 
+@pytest.fixture(scope="module")
+def masked_lm_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.variants.tiny_lm import save_probe_bert
+
+    return save_probe_bert(tmp_path_factory.mktemp("masked_lm") / "bert")
+
+
+@pytest.fixture
+def masked_lm(masked_lm_dir: Path) -> tuple[Any, Any]:
+    """A fresh tiny masked LM and its tokenizer (a recipe's test may train it)."""
+    from tests.variants.tiny_lm import load
+
+    return load(masked_lm_dir, "masked")
+
+
+@pytest.fixture(scope="module")
+def masked_model(tmp_path_factory: pytest.TempPathFactory) -> LoadedModel:
+    """A tiny BERT as a LoadedModel (fine-tuning trains a copy: the model stays as it is)."""
+    from tests.extrinsic.test_finetune import load_tiny
+    from tests.models.tiny import save_tiny_bert
+
+    path = save_tiny_bert(tmp_path_factory.mktemp("masked_model") / "bert")
+    return load_tiny({"bert": path}, "bert")
+
+
 @pytest.mark.parametrize("kind", sorted(RECIPES))
 def test_the_recipe_registers_and_its_test_passes(
     kind: str, recipe_root: Path, tmp_path: Path, request: pytest.FixtureRequest
@@ -131,7 +164,7 @@ def test_the_recipe_registers_and_its_test_passes(
         for name in registry.names()
         if registry.origin(name) == ORIGIN
     ]
-    assert [k for k, _ in registered] == [KIND_OF[kind]]
+    assert sorted(k for k, _ in registered) == sorted(KIND_OF[kind])
 
     for test_file in tests:
         spec = importlib.util.spec_from_file_location(f"recipe_{kind}_{test_file.stem}", test_file)
