@@ -33,6 +33,14 @@ from audit.scoring.units import ScoreUnit
 from tests.scoring.tiny_models import TinyModel, loaded, tiny_bert, tiny_gpt2
 
 RELATIVE = 1e-6
+#: TBS scores are differences of two log-probabilities of about -10 each (log P(target |
+#: template) - log P(target | attribute masked)): float32 kernel noise of 1e-7 relative on
+#: each operand is about 1e-6 absolute on their difference, which a relative tolerance on the
+#: small difference (0.3 to 5) would call drift. Observed on one CPU kernel path: 2.9e-6 on
+#: -0.936, with the same code that met 1e-6 relative on another. A change of arithmetic
+#: (a formula, a masking or a template) moves these scores by far more than this.
+DIFFERENCE_ABSOLUTE = 1e-5
+DIFFERENCE_SCORERS = ("tbs",)
 CROWS_IDS = ("1", "2", "4", "6", "8")
 TOXIGEN_IDS = ("0", "6", "7", "8")
 PROFESSIONS = ("accountant", "adjunct_professor", "advocate")
@@ -317,7 +325,9 @@ def _observed(table: pd.DataFrame, shape: str) -> list[tuple[Any, ...]]:
     return out
 
 
-def _assert_close(observed: list[tuple[Any, ...]], pinned: list[tuple[Any, ...]]) -> None:
+def _assert_close(
+    observed: list[tuple[Any, ...]], pinned: list[tuple[Any, ...]], absolute: float = 0.0
+) -> None:
     assert len(observed) == len(pinned)
     for got, want in zip(observed, pinned, strict=True):
         assert len(got) == len(want)
@@ -325,7 +335,7 @@ def _assert_close(observed: list[tuple[Any, ...]], pinned: list[tuple[Any, ...]]
             if isinstance(w, int):
                 assert g == w, (got, want)
             else:
-                assert g == pytest.approx(w, rel=RELATIVE, abs=0.0), (got, want)
+                assert g == pytest.approx(w, rel=RELATIVE, abs=absolute), (got, want)
 
 
 def test_every_scorer_is_pinned() -> None:
@@ -347,4 +357,5 @@ def test_golden_scores(
         table = _score_table(unit, models[kind], dataset, tmp_path / dataset_name)
         assert list(table["item_id"].unique()) == [i.item_id for i in dataset.items]
         assert set(table["scorer_label"]) == {scorer.label}
-        _assert_close(_observed(table, dataset.shape), pinned)
+        absolute = DIFFERENCE_ABSOLUTE if scorer.name in DIFFERENCE_SCORERS else 0.0
+        _assert_close(_observed(table, dataset.shape), pinned, absolute)

@@ -19,7 +19,7 @@ classification one logit per class.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import torch
 from torch import nn
@@ -30,7 +30,6 @@ from audit.extrinsic.finetune.inputs import InputBatch, InputEncoder
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
-    from audit.extrinsic.finetune.task_head import TaskHead
     from audit.models.loaded import LoadedModel
 
 Pooling = Literal["cls", "mean", "last"]
@@ -60,6 +59,21 @@ def pool(hidden: torch.Tensor, attention_mask: torch.Tensor, pooling: Pooling) -
         return (hidden * mask[..., None]).sum(dim=1) / mask.sum(dim=1, keepdim=True).clamp(min=1)
     last = attention_mask.long().sum(dim=1) - 1
     return hidden[torch.arange(hidden.shape[0], device=hidden.device), last.clamp(min=0)]
+
+
+class HeadShape(Protocol):
+    """What a task model needs of its task head (`task_head.TaskHead` is one): its kind,
+    its classes and how many outputs its layers have. A protocol here, so that this module
+    and `task_head` (which imports it for `TaskModel`) need no import of each other."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def classes(self) -> tuple[str, ...]: ...
+
+    @property
+    def n_outputs(self) -> int: ...
 
 
 class HeadLayers(nn.Module):
@@ -94,7 +108,7 @@ class TaskModel(nn.Module):
         encoder: PreTrainedModel,
         head: HeadLayers,
         *,
-        task_head: TaskHead,
+        task_head: HeadShape,
         model_type: Literal["masked", "causal"],
         pooling: Pooling,
         inputs: InputEncoder,
@@ -149,7 +163,7 @@ def encoder_of(loaded: LoadedModel) -> PreTrainedModel:
 def build_task_model(
     loaded: LoadedModel,
     *,
-    task_head: TaskHead,
+    task_head: HeadShape,
     pooling: Pooling,
     max_length: int,
     head_dropout: float,
