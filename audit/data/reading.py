@@ -141,15 +141,27 @@ def read_lines(path: Path) -> list[tuple[int, str]]:
     return [(n, line.strip()) for n, line in enumerate(lines, start=1) if line.strip()]
 
 
+#: What `iter_jsonl` advises for a file that holds a JSON array, by default.
+WRITE_ONE_PER_LINE = "write one object per line"
+
+
 def read_jsonl(
-    path: Path, *, expected: str | None = None, not_json: str = "malformed JSON"
+    path: Path,
+    *,
+    expected: str | None = None,
+    not_json: str = "malformed JSON",
+    json_array: str = WRITE_ONE_PER_LINE,
 ) -> list[tuple[int, dict[str, Any]]]:
     """(1-based line, object) for every line of a JSON Lines file (see `iter_jsonl`)."""
-    return list(iter_jsonl(path, expected=expected, not_json=not_json))
+    return list(iter_jsonl(path, expected=expected, not_json=not_json, json_array=json_array))
 
 
 def iter_jsonl(
-    path: Path, *, expected: str | None = None, not_json: str = "malformed JSON"
+    path: Path,
+    *,
+    expected: str | None = None,
+    not_json: str = "malformed JSON",
+    json_array: str = WRITE_ONE_PER_LINE,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(1-based line, object) for every line of a JSON Lines file, read a line at a time
     (a training set of hundreds of megabytes is never held as one string).
@@ -158,9 +170,13 @@ def iter_jsonl(
     JSON object ("expected a JSON object per line, got list", or "a JSON list, expected
     <expected>" when the caller says what object it needs), a line that is not UTF-8, and
     a blank line before the last object are errors naming the line; blank lines at the
-    very end are ignored.
+    very end are ignored. A file whose first line opens a JSON array (a pretty-printed
+    array, or a whole array on one line) says so and what to do (`json_array`, e.g.
+    "name it .json" where the caller reads arrays too); an object left open at the end of
+    its line says that JSON Lines wants each object whole on one line.
     """
     blank_line: int | None = None
+    first = True
     try:
         handle = path.open("rb")
     except FileNotFoundError:
@@ -177,20 +193,39 @@ def iter_jsonl(
                 continue
             if blank_line is not None:
                 raise DataError(f"{path}:{blank_line}: empty line (remove it)")
+            array = first and line.lstrip().startswith("[")
+            first = False
             try:
                 value = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise DataError(
                     f"{path}:{number}: {not_json} at column {exc.colno} ({exc.msg})"
+                    + _parse_hint(line, exc, json_array if array else None)
                 ) from None
             if not isinstance(value, dict):
                 kind = type(value).__name__
                 raise DataError(
-                    f"{path}:{number}: expected a JSON object per line, got {kind}"
-                    if expected is None
-                    else f"{path}:{number}: a JSON {kind}, expected {expected}"
+                    (
+                        f"{path}:{number}: expected a JSON object per line, got {kind}"
+                        if expected is None
+                        else f"{path}:{number}: a JSON {kind}, expected {expected}"
+                    )
+                    + (f"; this file looks like a JSON array: {json_array}" if array else "")
                 )
             yield number, value
+
+
+def _parse_hint(line: str, error: json.JSONDecodeError, json_array: str | None) -> str:
+    """Why a JSON Lines line may not parse: the file is a JSON array (`json_array` says
+    what to do), or an object is spread over several lines."""
+    if json_array is not None:
+        return (
+            "; expected one JSON object per line (JSON Lines), but this file looks like a "
+            f"JSON array: {json_array}"
+        )
+    if error.pos >= len(line.rstrip()):
+        return "; the JSON does not end on this line: JSON Lines holds each object whole on one line"
+    return ""
 
 
 def _decode_line(path: Path, number: int, raw: bytes) -> str:

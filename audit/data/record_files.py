@@ -1,8 +1,9 @@
-"""Whole-file record formats shared by the readers: a JSON array of objects, a pickle of
-plain data (lists, dicts, strings, numbers) that never runs code, and Parquet. Each gives
-(number, record) with the record's 0-based position, and every error names the file and
-the record. Line-based formats (CSV/TSV, JSON Lines) are in `audit.data.reading`.
-"""
+"""Whole-file record formats shared by the readers: a JSON array (read element by
+element, each with the line it starts on), a pickle of plain data (lists, dicts, strings,
+numbers) that never runs code, and Parquet. The record readers give (number, record) with
+the record's 0-based position, `read_json_objects` (line, object) like JSON Lines; every
+error names the file and the record or line. Line-based formats (CSV/TSV, JSON Lines) are
+in `audit.data.reading`."""
 
 from __future__ import annotations
 
@@ -16,15 +17,116 @@ from audit.data.reading import read_text
 from audit.errors import DataError
 
 
-def read_json_array(path: Path, *, item: str = "an object") -> list[tuple[int, Mapping[str, Any]]]:
-    """The objects of a file holding one JSON array (`item` says what each should be)."""
+def read_json_objects(
+    path: Path, *, item: str = "an object"
+) -> list[tuple[int, Mapping[str, Any]]]:
+    """(1-based line where it starts, object) for every element of a file holding one JSON
+    array of objects: the array read like JSON Lines. An element that is not an object is
+    an error naming its line and `item` (what each should be)."""
+    objects: list[tuple[int, Mapping[str, Any]]] = []
+    for number, (line, value) in enumerate(read_json_list(path, expected=f"records ({item} each)")):
+        if not isinstance(value, dict):
+            raise DataError(
+                f"{path}:{line}: element {number} (0-based) of the array is a JSON "
+                f"{_json_kind(value)}; expected {item}"
+            )
+        objects.append((line, value))
+    return objects
+
+
+def read_json_list(path: Path, *, expected: str) -> list[tuple[int, Any]]:
+    """(1-based line where it starts, value) for every element of a file holding one JSON
+    array (`expected` names what the array should hold, for the messages).
+
+    The array is read element by element, so an error names its line and what was
+    expected there: the opening '[' (with a hint when the file looks like JSON Lines), a
+    value, ',' or ']' between elements, nothing after the closing ']'."""
+    text = read_text(path)
+    lines = _LineCounter(text)
+    position = _skip_blanks(text, 0)
+    if not text.startswith("[", position):
+        raise DataError(_not_an_array(path, text, position, expected))
+    position = _skip_blanks(text, position + 1)
+    elements: list[tuple[int, Any]] = []
+    while not (not elements and text.startswith("]", position)):
+        try:
+            value, end = _DECODER.raw_decode(text, position)
+        except json.JSONDecodeError as exc:
+            raise DataError(
+                f"{path}:{exc.lineno}: malformed JSON at column {exc.colno} ({exc.msg}); "
+                f"expected a JSON array of {expected}"
+            ) from None
+        elements.append((lines.line_of(position), value))
+        position = _skip_blanks(text, end)
+        if text.startswith("]", position):
+            break
+        if not text.startswith(",", position):
+            got = repr(text[position]) if position < len(text) else "the end of the file"
+            raise DataError(
+                f"{path}:{lines.line_of(position)}: expected ',' or ']' after element "
+                f"{len(elements) - 1} (0-based) of the array, got {got}"
+            )
+        position = _skip_blanks(text, position + 1)
+    end = _skip_blanks(text, position + 1)
+    if end < len(text):
+        raise DataError(
+            f"{path}:{lines.line_of(end)}: text after the end of the JSON array; expected "
+            f"one array of {expected} and nothing else"
+        )
+    return elements
+
+
+_DECODER = json.JSONDecoder()
+_BLANKS = " \t\n\r"
+
+
+def _skip_blanks(text: str, position: int) -> int:
+    while position < len(text) and text[position] in _BLANKS:
+        position += 1
+    return position
+
+
+class _LineCounter:
+    """1-based line numbers of increasing positions in a text, counted once."""
+
+    def __init__(self, text: str) -> None:
+        self._text, self._position, self._line = text, 0, 1
+
+    def line_of(self, position: int) -> int:
+        self._line += self._text.count("\n", self._position, position)
+        self._position = position
+        return self._line
+
+
+def _not_an_array(path: Path, text: str, position: int, expected: str) -> str:
+    """What is wrong with a file that does not open with '['."""
+    if position == len(text):
+        return f"{path}: the file is empty; expected a JSON array of {expected}"
+    line = text.count("\n", 0, position) + 1
     try:
-        data = json.loads(read_text(path))
+        value, end = _DECODER.raw_decode(text, position)
     except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    if not isinstance(data, list):
-        raise DataError(f"{path}: expected a JSON list of records ({item} each)")
-    return list(_mappings(path, data, item))
+        return (
+            f"{path}:{exc.lineno}: malformed JSON at column {exc.colno} ({exc.msg}); "
+            f"expected a JSON array of {expected}"
+        )
+    message = f"{path}:{line}: expected a JSON array of {expected}, got a JSON {_json_kind(value)}"
+    if isinstance(value, dict) and _skip_blanks(text, end) < len(text):
+        message += "; this file looks like JSON Lines (one object per line): name it .jsonl"
+    return message
+
+
+def _json_kind(value: object) -> str:
+    """What JSON calls the type of a parsed value."""
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    return "null" if value is None else "number"
 
 
 class _DataOnlyUnpickler(pickle.Unpickler):

@@ -17,7 +17,7 @@ from audit.data.items import DatasetShape
 #: Label values (case-insensitive) that mean harmful in a user labelled file by default.
 DEFAULT_HARMFUL_LABELS: tuple[str, ...] = ("hate", "harmful", "toxic", "1", "true")
 
-FileFormat = Literal["csv", "jsonl", "tsv"]
+FileFormat = Literal["csv", "json", "jsonl", "tsv"]
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
-"""User dataset files: `kind: pairs` or `kind: labelled`, CSV / TSV / JSONL.
+"""User dataset files: `kind: pairs` or `kind: labelled`, CSV / TSV / JSON Lines / JSON.
 
-`format` is inferred from the extension (.csv, .tsv, .jsonl) unless given. Columns are
+`format` is inferred from the extension (.csv, .tsv, .jsonl, .json) unless given. A
+`.json` file holds one array of objects, read like JSON Lines (each object names the line
+it starts on). Columns are
 named by `columns:` (role -> column); a required role not mapped uses the column of its own
 name (pairs: `stereotype`, `anti_stereotype`; labelled: `text`, `label`), and an
 optional role not mapped (`id`, `unrelated`, `bias_type`, `toxicity`, `group`) uses the
@@ -8,7 +10,7 @@ column of its own name when the file has one. Without a bias type column every p
 has bias type "unspecified"; without a group column every sentence has the group
 "unspecified"; without a toxicity column t = 1.0. A label is harmful when it equals one
 of `harmful_labels` (case-insensitive), else benign; an empty label is an error. In a
-CSV/TSV cell several groups are separated by ";"; in JSONL the value may be a list.
+CSV/TSV cell several groups are separated by ";"; in JSON (Lines) the value may be a list.
 The item id is the `id` column, else the 0-based data row.
 """
 
@@ -22,10 +24,11 @@ from typing import Any
 from audit.data.entry import ParsedRows
 from audit.data.items import DatasetShape, LabelledItem, PairItem
 from audit.data.reading import read_jsonl, read_table, require_columns, require_text
+from audit.data.record_files import read_json_objects
 from audit.data.request import DatasetRequest
 from audit.errors import DataError
 
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl"}
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".jsonl": "jsonl", ".json": "json"}
 UNSPECIFIED = "unspecified"
 GROUP_SEPARATOR = ";"
 #: shape -> the column roles a user file must provide.
@@ -40,6 +43,8 @@ OPTIONAL_ROLES: dict[str, tuple[str, ...]] = {
 }
 
 Row = tuple[int, dict[str, Any]]  # (1-based line, column -> value)
+#: What to do with a JSON array in a .jsonl file.
+_JSON_ARRAY = "name it .json (or set `format: json`), or write one object per line"
 
 
 def file_format(path: Path, declared: str | None) -> str:
@@ -51,7 +56,7 @@ def file_format(path: Path, declared: str | None) -> str:
     except KeyError:
         raise DataError(
             f"{path}: cannot tell the format from the extension {path.suffix!r}; use one of "
-            f"{', '.join(FORMATS)} or set `format:` (csv, tsv or jsonl)"
+            f"{', '.join(FORMATS)} or set `format:` ({', '.join(FORMATS.values())})"
         ) from None
 
 
@@ -62,8 +67,12 @@ def read_user_file(path: Path, request: DatasetRequest) -> ParsedRows:
             f"dataset '{request.name}': a user file needs `kind: pairs` or `kind: labelled`"
         )
     fmt = file_format(path, request.format)
-    if fmt == "jsonl":
-        rows: list[Row] = read_jsonl(path)
+    if fmt in ("jsonl", "json"):
+        rows: list[Row] = (
+            read_jsonl(path, json_array=_JSON_ARRAY)
+            if fmt == "jsonl"
+            else [(line, dict(row)) for line, row in read_json_objects(path)]
+        )
         present = tuple(rows[0][1]) if rows else ()
     else:
         table = read_table(path, "\t" if fmt == "tsv" else ",")

@@ -136,7 +136,7 @@ def _check_user_file(dataset: DatasetSpec, loc: Loc, builtins: list[str]) -> lis
                 (*loc, "path"),
                 "cannot tell the file format from the extension; add `format`",
                 got=show(dataset.path),
-                expected="a .csv, .jsonl or .tsv file, or `format: csv|jsonl|tsv`",
+                expected="a .csv, .json, .jsonl or .tsv file, or `format: csv|json|jsonl|tsv`",
             )
         )
     if dataset.kind is None:

@@ -94,7 +94,7 @@ class DatasetSpec(Strict):
         description="A user file, or an explicit copy of a built-in's file; relative paths "
         "are read from the spec file's folder, '~' is expanded.",
     )
-    format: Literal["csv", "jsonl", "tsv"] | None = Field(
+    format: Literal["csv", "json", "jsonl", "tsv"] | None = Field(
         None, description="File format; inferred from the extension."
     )
     columns: ColumnMap | None = Field(None, description="Column mapping for a user file.")

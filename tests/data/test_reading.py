@@ -73,6 +73,35 @@ def test_jsonl_lines_and_errors(tmp_path: Path) -> None:
         read_jsonl(tmp_path / "absent.jsonl")
 
 
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            ' [\n  {"a": 1}\n]\n',
+            r"a\.jsonl:1: malformed JSON at column 3 \(Expecting value\); expected one JSON "
+            r"object per line \(JSON Lines\), but this file looks like a JSON array: write one "
+            r"object per line$",
+        ),
+        (
+            '[{"a": 1}, {"a": 2}]',
+            r"a\.jsonl:1: expected a JSON object per line, got list; this file looks like a JSON "
+            r"array: write one object per line$",
+        ),
+        (
+            '{"a": 1}\n{\n  "a": 2\n}\n',
+            r"a\.jsonl:2: malformed JSON at column 2 \(.*\); the JSON does not end on this "
+            r"line: JSON Lines holds each object whole on one line$",
+        ),
+        ('{"a": 1}\n[1, 2\n', r"a\.jsonl:2: malformed JSON at column 6 \(.*\); the JSON does"),
+        ('{"a": 1}\n{"a": 2} x\n', r"a\.jsonl:2: malformed JSON at column 10 \(Extra data\)$"),
+    ],
+)
+def test_jsonl_errors_say_what_json_lines_expects(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path / "a.jsonl", text)
+    with pytest.raises(DataError, match=message):
+        read_jsonl(path)
+
+
 def test_jsonl_is_read_a_line_at_a_time(tmp_path: Path) -> None:
     path = write(tmp_path / "big.jsonl", '{"a": 1}\n{"a": 2}\nnot json\n')
     lines = iter_jsonl(path)

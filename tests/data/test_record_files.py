@@ -1,5 +1,6 @@
-"""Whole-file record formats: a JSON array, a data-only pickle (never runs code), and
-Parquet; each record numbered, every error naming the file and record."""
+"""Whole-file record formats: a JSON array (each element with its line), a data-only
+pickle (never runs code), and Parquet; every error naming the file and the line or
+record."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from audit.data.record_files import read_json_array, read_parquet_records, read_pickle_records
+from audit.data.record_files import (
+    read_json_list,
+    read_json_objects,
+    read_parquet_records,
+    read_pickle_records,
+)
 from audit.errors import DataError
 
 
@@ -27,19 +33,51 @@ def dump(path: Path, value: object) -> Path:
     return path
 
 
-def test_json_array(tmp_path: Path) -> None:
+def test_json_array_elements_keep_their_lines(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
-    path.write_text('[{"a": 1}, {"a": 2}]')
-    assert read_json_array(path) == [(0, {"a": 1}), (1, {"a": 2})]
-    path.write_text('{"a": 1}')
-    with pytest.raises(DataError, match=r"r\.json: expected a JSON list of records"):
-        read_json_array(path)
-    path.write_text('[{"a": 1}, 3]')
-    with pytest.raises(DataError, match=r"r\.json: record 1 is a int, expected a row dict"):
-        read_json_array(path, item="a row dict")
-    path.write_text("[{")
-    with pytest.raises(DataError, match=r"r\.json: not valid JSON"):
-        read_json_array(path)
+    path.write_text('\ufeff[\n  {"a": 1},\n\n  {"a": [2,\n 3]}, {"a": "x\\ny"}\n]\n')
+    assert read_json_objects(path) == [(2, {"a": 1}), (4, {"a": [2, 3]}), (5, {"a": "x\ny"})]
+    path.write_text("[1, [2], null]")
+    assert read_json_list(path, expected="anything") == [(1, 1), (1, [2]), (1, None)]
+    path.write_text(" [ ] ")
+    assert read_json_objects(path) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", r"r\.json: the file is empty; expected a JSON array of records \(a row each\)"),
+        ('{"a": 1}', r"r\.json:1: expected a JSON array of records \(a row each\), got a JSON object$"),
+        (
+            '\n{"a": 1}\n{"a": 2}\n',
+            r"r\.json:2: expected a JSON array of records \(a row each\), got a JSON object; this file looks like "
+            r"JSON Lines \(one object per line\): name it \.jsonl",
+        ),
+        ("oops", r"r\.json:1: malformed JSON at column 1 \(Expecting value\); expected a JSON"),
+        (
+            '[\n {"a": 1},\n {"a": }\n]',
+            r"r\.json:3: malformed JSON at column 8 \(Expecting value\); expected a JSON array",
+        ),
+        ('[{"a": 1},\n]', r"r\.json:2: malformed JSON at column 1 \(Expecting value\)"),
+        (
+            '[\n{"a": 1}\n{"a": 2}]',
+            r"r\.json:3: expected ',' or '\]' after element 0 \(0-based\) of the array, got '\{'",
+        ),
+        ('[{"a": 1}', r"r\.json:1: expected ',' or '\]' .*got the end of the file"),
+        ('[{"a": 1}]\n[]', r"r\.json:2: text after the end of the JSON array"),
+        (
+            '[{"a": 1},\n 3]',
+            r"r\.json:2: element 1 \(0-based\) of the array is a JSON number; expected a row",
+        ),
+    ],
+)
+def test_json_array_errors_name_the_line_and_what_was_expected(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(text)
+    with pytest.raises(DataError, match=message):
+        read_json_objects(path, item="a row")
 
 
 def test_pickle_of_plain_data_only(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""User CSV / TSV / JSONL files and their errors, on small hand-made files."""
+"""User CSV / TSV / JSONL / JSON files and their errors, on small hand-made files."""
 
 from __future__ import annotations
 
@@ -73,6 +73,32 @@ def test_labelled_jsonl_label_mapping_and_toxicity_default(tmp_path: Path) -> No
     assert [i.label for i in items] == ["harmful", "benign", "harmful"]
     assert [i.groups for i in items] == [("a", "b"), ("a",), ("b",)]
     assert all(i.toxicity == 1.0 for i in items)
+
+
+def test_json_array_reads_like_json_lines(tmp_path: Path) -> None:
+    rows = [
+        {"sentence": "bad", "y": "HATE", "who": ["a", "b"]},
+        {"sentence": "fine", "y": "ok", "who": "a"},
+    ]
+    lines = _write(tmp_path / "l.jsonl", "".join(json.dumps(r) + "\n" for r in rows))
+    array = _write(tmp_path / "l.json", json.dumps(rows, indent=2))
+    columns = {"text": "sentence", "label": "y", "group": "who"}
+    from_lines = _load(tmp_path, path=str(lines), kind="labelled", columns=columns)
+    from_array = _load(tmp_path, path=str(array), kind="labelled", columns=columns)
+    assert from_array.items == from_lines.items and from_array.rows_read == 2
+    copy = _write(tmp_path / "l.data", json.dumps(rows))
+    assert _load(tmp_path, path=str(copy), kind="labelled", columns=columns, format="json").items
+    array.write_text('[\n  {"sentence": "a", "y": 1, "who": "g"},\n\n  {"sentence": "b"}\n]')
+    with pytest.raises(DataError, match=r"l\.json:4: column 'y' not found"):
+        _load(tmp_path, path=str(array), kind="labelled", columns=columns)
+
+
+def test_json_array_in_a_jsonl_file_says_what_to_do(tmp_path: Path) -> None:
+    rows = [{"stereotype": "a", "anti_stereotype": "b"}]
+    for text in (json.dumps(rows, indent=2), json.dumps(rows)):
+        path = _write(tmp_path / "p.jsonl", text)
+        with pytest.raises(DataError, match=r"p\.jsonl:1: .*looks like a JSON array: name it \.json"):
+            _load(tmp_path, path=str(path), kind="pairs")
 
 
 def test_labelled_csv_custom_harmful_labels_toxicity_and_groups(tmp_path: Path) -> None:

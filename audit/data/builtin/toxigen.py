@@ -7,7 +7,6 @@ The item id is the file's `id`. The text is kept exactly (many start with a spac
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,8 @@ from typing import Any
 from audit.cards import PluginCard
 from audit.data.entry import DatasetEntry, DatasetOptions, ParsedRows, RemoteFile
 from audit.data.items import Label, LabelledItem
-from audit.data.reading import read_text, require_text
+from audit.data.reading import require_text
+from audit.data.record_files import read_json_list
 from audit.errors import DataError
 
 FILE = "toxigen_annotated.json"
@@ -50,13 +50,11 @@ class ToxiGenOptions(DatasetOptions):
 def read_toxigen(files: Mapping[str, Path], options: DatasetOptions) -> ParsedRows:
     """Every entry of the JSON list as a LabelledItem; nothing is skipped."""
     path = files[FILE]
-    try:
-        rows = json.loads(read_text(path))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
-    if not isinstance(rows, list):
-        raise DataError(f"{path}: expected a JSON list of items, got {type(rows).__name__}")
-    items = [_item(row, f"{path}: item {index} (0-based)") for index, row in enumerate(rows)]
+    rows = read_json_list(path, expected="items (an object each)")
+    items = [
+        _item(row, f"{path}:{line}: item {index} (0-based)")
+        for index, (line, row) in enumerate(rows)
+    ]
     return ParsedRows(items=items, rows_read=len(rows), skipped={})
 
 

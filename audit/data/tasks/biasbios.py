@@ -48,7 +48,7 @@ from typing import Any, Literal, Protocol
 
 from audit.cards import PluginCard
 from audit.data.reading import iter_jsonl, read_table
-from audit.data.record_files import read_json_array, read_parquet_records, read_pickle_records
+from audit.data.record_files import read_json_objects, read_parquet_records, read_pickle_records
 from audit.data.task_entry import TASK_DATASET_SHAPE, NoSpecOptions, TaskDatasetEntry, TaskSplits
 from audit.errors import AuditUserError, DataError
 
@@ -181,12 +181,16 @@ def _records(path: Path) -> list[tuple[str, Mapping[str, Any]]]:
         numbered = read_pickle_records(path, item=_RECORD, export_hint=_EXPORT_HINT)
         return [(f"{path}: record {n}", r) for n, r in numbered]
     if suffix == ".json":
-        return [(f"{path}: record {n}", r) for n, r in read_json_array(path, item=_RECORD)]
+        objects = read_json_objects(path, item=_RECORD)
+        return [(f"{path}:{line}: record {n}", r) for n, (line, r) in enumerate(objects)]
     if suffix == ".parquet":
         return [(f"{path}: record {n}", r) for n, r in read_parquet_records(path)]
     if suffix == ".jsonl":
         lines = iter_jsonl(
-            path, expected="an object with text, title and gender", not_json="not valid JSON"
+            path,
+            expected="an object with text, title and gender",
+            not_json="not valid JSON",
+            json_array="name it .json",
         )
         return [(f"{path}:{line}: record {n}", r) for n, (line, r) in enumerate(lines)]
     if suffix in (".csv", ".tsv"):
