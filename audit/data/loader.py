@@ -15,12 +15,11 @@ from pydantic import ValidationError
 from audit.data.catalog import DATASETS
 from audit.data.download import Progress, ensure_downloaded, sha256_file
 from audit.data.entry import DatasetEntry, DatasetOptions, ParsedRows
-from audit.data.filters import apply_filters
+from audit.data.filters import apply_filters, unknown_name
 from audit.data.items import DatasetShape, LabelledItem, LoadedDataset, PairItem
 from audit.data.request import DatasetRequest
 from audit.data.user_files import read_user_file
 from audit.errors import DataError, UnknownNameError
-from audit.registry import did_you_mean
 
 
 def load_dataset(
@@ -55,12 +54,9 @@ def load_dataset(
         catalog_known = entry.known_names
     else:
         if explicit is None:
-            hint = did_you_mean(request.name, DATASETS.names())
             raise UnknownNameError(
-                f"unknown dataset '{request.name}'"
-                + (f"; {hint}" if hint else "")
-                + f" (built-ins: {', '.join(DATASETS.names())}); for your own file give "
-                "`path:` and `kind:`"
+                unknown_name("dataset", request.name, DATASETS.names(), listed="built-ins")
+                + "; for your own file give `path:` and `kind:`"
             )
         if request.options:
             raise DataError(

@@ -224,7 +224,9 @@ def _parse_hint(line: str, error: json.JSONDecodeError, json_array: str | None) 
             f"JSON array: {json_array}"
         )
     if error.pos >= len(line.rstrip()):
-        return "; the JSON does not end on this line: JSON Lines holds each object whole on one line"
+        return (
+            "; the JSON does not end on this line: JSON Lines holds each object whole on one line"
+        )
     return ""
 
 

@@ -27,7 +27,8 @@ class DatasetRequest:
     `path` is used as given ('~' is expanded; the spec layer has already made a relative
     path absolute against the spec's folder). `columns` maps a user file's roles to its
     column names (only the mapped roles; None when the spec gives no mapping). The
-    filters `bias_types`, `groups` and `limit` are None when not given.
+    filters `bias_types`, `groups`, `limit` and `sample` are None when not given; `seed`
+    (the spec's run seed) draws the `sample` (`audit.data.filters.sample_positions`).
     """
 
     name: str
@@ -39,4 +40,6 @@ class DatasetRequest:
     bias_types: tuple[str, ...] | None = None
     groups: tuple[str, ...] | None = None
     limit: int | None = None
+    sample: int | None = None
+    seed: int = 0
     options: Mapping[str, object] = field(default_factory=dict)

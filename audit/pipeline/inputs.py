@@ -26,7 +26,7 @@ def read_datasets(
     datasets: dict[str, LoadedDataset] = {}
     for dspec in loaded.spec.datasets:
         ds = load_dataset(
-            dataset_request(dspec, loaded.path.parent),
+            dataset_request(dspec, loaded.path.parent, seed=loaded.spec.seed),
             data_dir=settings.data_dir,
             cache_dir=settings.cache_dir,
         )

@@ -10,6 +10,7 @@ from audit.ids import PluginId
 from audit.report import cells
 from audit.report.caveats import build_caveats
 from audit.report.charts import distribution_charts, group_charts
+from audit.report.dataset_table import datasets_table
 from audit.report.extrinsic import extrinsic_sections
 from audit.report.formatting import fmt_band, fmt_date, fmt_num, fmt_precision, group_name
 from audit.report.gate_summary import overall_verdict, verdict_reason
@@ -71,24 +72,6 @@ def build_cover(result: AuditResult, index: MeasurementIndex | None = None) -> C
                 cells.code(m.fingerprint[:16]),
             ]
         )
-    datasets = cells.TableMaker(
-        id="datasets",
-        title="Datasets",
-        columns=["Dataset", "Shape", "Rows read", "Kept", "Left out", "sha256"],
-    )
-    for d in result.datasets:
-        left_out = {**d.skipped, **d.filtered}
-        why = "; ".join(f"{k}: {v}" for k, v in left_out.items())
-        datasets.add(
-            [
-                cells.text(d.name, note=f"source: {d.source}"),
-                cells.text(d.shape),
-                cells.count(d.rows_read),
-                cells.count(d.rows_kept),
-                cells.Cell(kind="count", value=float(sum(left_out.values())), note=why),
-                cells.code(d.sha256),
-            ]
-        )
     packages = cells.TableMaker(
         id="packages", title="Package versions", columns=["Package", "Version"]
     )
@@ -124,7 +107,7 @@ def build_cover(result: AuditResult, index: MeasurementIndex | None = None) -> C
         alpha=audit.alpha,
         facts=facts,
         models=models.table(),
-        datasets=datasets.table(),
+        datasets=datasets_table(result),
         packages=packages.table(),
     )
 

@@ -35,7 +35,8 @@ def dataset_shape_of(dataset: DatasetSpec) -> DatasetShape | None:
 
 
 def check_datasets(datasets: Items[DatasetSpec]) -> list[Finding]:
-    """Unknown names, bad filters and options, incomplete user files, duplicate names."""
+    """Unknown names, bad filters and options, `limit` with `sample`, incomplete user
+    files, duplicate names."""
     findings: list[Finding] = []
     first_index: dict[str, int] = {}
     for i, dataset in datasets.valid():
@@ -51,6 +52,15 @@ def check_datasets(datasets: Items[DatasetSpec]) -> list[Finding]:
             )
         else:
             first_index[dataset.name] = i
+        if dataset.limit is not None and dataset.sample is not None:
+            findings.append(
+                Finding(
+                    (*loc, "sample"),
+                    "`limit` and `sample` both given; a dataset takes one or the other",
+                    expected="`limit: N` (the first N items) or `sample: N` (a random sample "
+                    "of N items, drawn with the spec's seed)",
+                )
+            )
         if dataset.name in DATASETS:
             findings += _check_builtin(dataset, loc)
         else:

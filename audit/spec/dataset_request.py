@@ -11,11 +11,14 @@ from audit.data.request import DatasetRequest
 from audit.spec.models import DatasetSpec
 
 
-def dataset_request(spec: DatasetSpec, spec_dir: Path | None = None) -> DatasetRequest:
+def dataset_request(
+    spec: DatasetSpec, spec_dir: Path | None = None, *, seed: int = 0
+) -> DatasetRequest:
     """What `audit.data.loader.load_dataset` needs to load `spec`.
 
     `path` has '~' expanded and, when relative, is taken from `spec_dir` (the spec
-    file's folder; None keeps it relative to the working directory).
+    file's folder; None keeps it relative to the working directory). `seed` is the
+    spec's run seed (`AuditSpec.seed`): it draws a `sample:`.
     """
     return DatasetRequest(
         name=spec.name,
@@ -27,6 +30,8 @@ def dataset_request(spec: DatasetSpec, spec_dir: Path | None = None) -> DatasetR
         bias_types=tuple(spec.bias_types) if spec.bias_types is not None else None,
         groups=tuple(spec.groups) if spec.groups is not None else None,
         limit=spec.limit,
+        sample=spec.sample,
+        seed=seed,
         options=dict(spec.options),
     )
 

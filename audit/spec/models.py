@@ -104,7 +104,16 @@ class DatasetSpec(Strict):
     )
     bias_types: list[str] | None = Field(None, description="Keep only these bias types.")
     groups: list[str] | None = Field(None, description="Keep only these target groups.")
-    limit: int | None = Field(None, gt=0, description="Keep the first N items (after filters).")
+    limit: int | None = Field(
+        None, gt=0, strict=True, description="Keep the first N items (after the filters)."
+    )
+    sample: int | None = Field(
+        None,
+        gt=0,
+        strict=True,
+        description="Keep a random sample of N items (after the filters), drawn with the "
+        "spec's `seed` and kept in file order; not with `limit`.",
+    )
     options: dict[str, str | int | bool] = Field(
         default_factory=dict,
         description="Built-in specific options, e.g. stereoset {part: intersentence}, "

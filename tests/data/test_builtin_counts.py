@@ -168,6 +168,15 @@ def test_filters_on_real_data_are_counted(shared_data: Path, tmp_path: Path) -> 
     assert len(tox.items) == 641 and tox.filtered == {"groups": 6514 - 641}
 
 
+def test_sample_on_real_data_is_seeded(shared_data: Path, tmp_path: Path) -> None:
+    ds = _load(shared_data, tmp_path, "crows_pairs", sample=500)
+    assert ds.rows_kept == 500 and ds.filtered == {"sample": 1008}
+    again = _load(shared_data, tmp_path, "crows_pairs", sample=500)
+    assert [i.item_id for i in again.items] == [i.item_id for i in ds.items]
+    ids = [int(i.item_id) for i in ds.items]
+    assert ids == sorted(ids) and ids != list(range(500))
+
+
 @pytest.mark.parametrize(
     ("name", "options"),
     [

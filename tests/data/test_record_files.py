@@ -47,11 +47,14 @@ def test_json_array_elements_keep_their_lines(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ("", r"r\.json: the file is empty; expected a JSON array of records \(a row each\)"),
-        ('{"a": 1}', r"r\.json:1: expected a JSON array of records \(a row each\), got a JSON object$"),
+        (
+            '{"a": 1}',
+            r"r\.json:1: expected a JSON array of records \(a row each\), got a JSON object$",
+        ),
         (
             '\n{"a": 1}\n{"a": 2}\n',
-            r"r\.json:2: expected a JSON array of records \(a row each\), got a JSON object; this file looks like "
-            r"JSON Lines \(one object per line\): name it \.jsonl",
+            r"r\.json:2: expected a JSON array of records \(a row each\), got a JSON object; "
+            r"this file looks like JSON Lines \(one object per line\): name it \.jsonl",
         ),
         ("oops", r"r\.json:1: malformed JSON at column 1 \(Expecting value\); expected a JSON"),
         (

@@ -97,7 +97,7 @@ def test_json_array_in_a_jsonl_file_says_what_to_do(tmp_path: Path) -> None:
     rows = [{"stereotype": "a", "anti_stereotype": "b"}]
     for text in (json.dumps(rows, indent=2), json.dumps(rows)):
         path = _write(tmp_path / "p.jsonl", text)
-        with pytest.raises(DataError, match=r"p\.jsonl:1: .*looks like a JSON array: name it \.json"):
+        with pytest.raises(DataError, match=r"p\.jsonl:1: .*a JSON array: name it \.json"):
             _load(tmp_path, path=str(path), kind="pairs")
 
 
@@ -219,3 +219,20 @@ def test_group_filter_narrows_groups(tmp_path: Path) -> None:
     ds = _load(tmp_path, path=str(path), kind="labelled", groups=["g1", "g3"])
     assert [(i.item_id, i.groups) for i in ds.labelled_items()] == [("0", ("g1",)), ("2", ("g3",))]
     assert ds.filtered == {"groups": 1}
+
+
+def test_sample_is_drawn_with_the_run_seed(tmp_path: Path) -> None:
+    lines = "".join(f"s{i},a{i}\n" for i in range(40))
+    path = _write(tmp_path / "p.csv", "stereotype,anti_stereotype\n" + lines)
+    spec = DatasetSpec.model_validate(
+        {"name": "mine", "path": str(path), "kind": "pairs", "sample": 5}
+    )
+
+    def drawn(seed: int) -> list[str]:
+        request = dataset_request(spec, seed=seed)
+        assert (request.sample, request.seed, request.limit) == (5, seed, None)
+        ds = load_dataset(request, data_dir=None, cache_dir=tmp_path / "cache")
+        assert ds.filtered == {"sample": 35}
+        return [item.item_id for item in ds.items]
+
+    assert drawn(0) == drawn(0) != drawn(1)
