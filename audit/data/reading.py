@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from audit.errors import DataError
 
@@ -145,15 +145,17 @@ def read_lines(path: Path) -> list[tuple[int, str]]:
 WRITE_ONE_PER_LINE = "write one object per line"
 
 
-def read_jsonl(
-    path: Path,
-    *,
-    expected: str | None = None,
-    not_json: str = "malformed JSON",
-    json_array: str = WRITE_ONE_PER_LINE,
-) -> list[tuple[int, dict[str, Any]]]:
+class JsonLinesWords(TypedDict, total=False):
+    """What `iter_jsonl`'s messages call what it expects (its keyword arguments)."""
+
+    expected: str | None
+    not_json: str
+    json_array: str
+
+
+def read_jsonl(path: Path, **words: Unpack[JsonLinesWords]) -> list[tuple[int, dict[str, Any]]]:
     """(1-based line, object) for every line of a JSON Lines file (see `iter_jsonl`)."""
-    return list(iter_jsonl(path, expected=expected, not_json=not_json, json_array=json_array))
+    return list(iter_jsonl(path, **words))
 
 
 def iter_jsonl(
