@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,8 @@ def read_json_list(path: Path, *, expected: str) -> list[tuple[int, Any]]:
         raise DataError(_not_an_array(path, text, position, expected))
     position = _skip_blanks(text, position + 1)
     elements: list[tuple[int, Any]] = []
-    while not (not elements and text.startswith("]", position)):
+    closed = text.startswith("]", position)
+    while not closed:
         try:
             value, end = _DECODER.raw_decode(text, position)
         except json.JSONDecodeError as exc:
@@ -58,15 +60,15 @@ def read_json_list(path: Path, *, expected: str) -> list[tuple[int, Any]]:
             ) from None
         elements.append((lines.line_of(position), value))
         position = _skip_blanks(text, end)
-        if text.startswith("]", position):
-            break
-        if not text.startswith(",", position):
+        closed = text.startswith("]", position)
+        if not closed and not text.startswith(",", position):
             got = repr(text[position]) if position < len(text) else "the end of the file"
             raise DataError(
                 f"{path}:{lines.line_of(position)}: expected ',' or ']' after element "
                 f"{len(elements) - 1} (0-based) of the array, got {got}"
             )
-        position = _skip_blanks(text, position + 1)
+        if not closed:
+            position = _skip_blanks(text, position + 1)
     end = _skip_blanks(text, position + 1)
     if end < len(text):
         raise DataError(
@@ -77,13 +79,14 @@ def read_json_list(path: Path, *, expected: str) -> list[tuple[int, Any]]:
 
 
 _DECODER = json.JSONDecoder()
-_BLANKS = " \t\n\r"
+_BLANKS = re.compile(r"[ \t\n\r]*")  # JSON's white space
 
 
 def _skip_blanks(text: str, position: int) -> int:
-    while position < len(text) and text[position] in _BLANKS:
-        position += 1
-    return position
+    """The position of the first character at or after `position` that is not white space."""
+    match = _BLANKS.match(text, position)
+    assert match is not None  # the pattern matches the empty string
+    return match.end()
 
 
 class _LineCounter:
