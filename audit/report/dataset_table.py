@@ -47,8 +47,9 @@ def selection(record: DatasetRecord, seed: int) -> str:
 
 def left_out_reasons(record: DatasetRecord) -> str:
     """Each reason a row was skipped and each filter, with the rows it left out."""
-    reasons = {**record.skipped, **record.filtered}
-    return "; ".join(f"{_LEFT_OUT_BY.get(k, k)}: {n:,}" for k, n in reasons.items())
+    skipped = [f"{reason}: {n:,}" for reason, n in record.skipped.items()]
+    filtered = [f"{_LEFT_OUT_BY.get(key, key)}: {n:,}" for key, n in record.filtered.items()]
+    return "; ".join(skipped + filtered)
 
 
 #: How the Left out note names the rows a selection dropped.
