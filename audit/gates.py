@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from audit.ids import PluginId
 from audit.results import AuditResult, Gate, GateVerdict, Measurement, Verdict
@@ -21,22 +22,31 @@ from audit.results import AuditResult, Gate, GateVerdict, Measurement, Verdict
 GATE_FAILURE_EXIT_CODE = 3
 
 
-def describe_band(low: float | None, high: float | None) -> str:
-    """The band in words: 'within [45, 55]', '>= 0.4' or '<= 10'."""
-    if low is not None and high is not None:
-        return f"within [{low:g}, {high:g}]"
-    if low is not None:
-        return f">= {low:g}"
-    return f"<= {high:g}"
+class BandWords(NamedTuple):
+    """One way to put a band in words: a `str.format` template of `low` and `high` for a
+    band with both bounds, one for a lower bound only and one for an upper bound only."""
+
+    both: str
+    low_only: str
+    high_only: str
+    unbounded: str = "any value"
+
+    def __call__(self, low: float | None, high: float | None) -> str:
+        if low is not None and high is not None:
+            return self.both.format(low=low, high=high)
+        if low is not None:
+            return self.low_only.format(low=low)
+        if high is not None:
+            return self.high_only.format(high=high)
+        return self.unbounded
 
 
-def _band_words(low: float | None, high: float | None) -> str:
-    """The band for a sentence: 'the band 45–55', 'at least 0.5' or 'at most 10'."""
-    if low is not None and high is not None:
-        return f"the band {low:g}–{high:g}"
-    if low is not None:
-        return f"at least {low:g}"
-    return f"at most {high:g}"
+#: The band for the terminal: 'within [45, 55]', '>= 0.4' or '<= 10'.
+describe_band = BandWords("within [{low:g}, {high:g}]", ">= {low:g}", "<= {high:g}")
+#: The band for people (the report): '45–55', 'at least 0.5' or 'at most 10'.
+plain_band = BandWords("{low:g}\u2013{high:g}", "at least {low:g}", "at most {high:g}")
+#: The band for a sentence: 'the band 45–55', 'at least 0.5' or 'at most 10'.
+_band_words = plain_band._replace(both="the band " + plain_band.both)
 
 
 def judge_interval(

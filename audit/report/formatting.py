@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+from audit.gates import plain_band
+
 DASH = "\u2013"
 MISSING = "\u2014"
 
@@ -86,13 +88,7 @@ def fmt_bound(value: float) -> str:
 
 def fmt_band(low: float | None, high: float | None) -> str:
     """A gate's band for people: '45–55', 'at least 0.5', 'at most 10'."""
-    if low is not None and high is not None:
-        return f"{fmt_bound(low)}{DASH}{fmt_bound(high)}"
-    if low is not None:
-        return f"at least {fmt_bound(low)}"
-    if high is not None:
-        return f"at most {fmt_bound(high)}"
-    return "any value"
+    return plain_band(low, high)
 
 
 def fmt_estimate(
