@@ -7,12 +7,12 @@ no plug-in implementation (torch, numpy, pandas) is imported. Each check returns
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from audit.measures.catalog import MEASURES
-from audit.registry import did_you_mean
+from audit.registry import Registry, did_you_mean
 from audit.scoring.catalog import SCORERS
 from audit.spec.dataset_checks import check_datasets, dataset_shape_of
 from audit.spec.models import (
@@ -149,19 +149,9 @@ def check_variants(variants: Items[VariantSpec], models: Items[ModelSpec] | None
     taken = dict(model_ids)
     for i, variant in variants.valid():
         loc: Loc = ("variants", i)
-        if variant.method not in VARIANT_METHODS:
-            findings.append(
-                _unknown(
-                    "variant method", variant.method, (*loc, "method"), VARIANT_METHODS.names()
-                )
-            )
-        else:
-            findings += check_options(
-                variant.options,
-                VARIANT_METHODS.entry(variant.method).options,
-                loc=(*loc, "options"),
-                what=f"variant method '{variant.method}'",
-            )
+        findings += _named_plugin(
+            "variant method", VARIANT_METHODS, variant.method, variant.options, loc, "method"
+        )
         if models is not None and models.complete and variant.base not in model_ids:
             findings.append(
                 _not_in_spec("model", variant.base, (*loc, "base"), list(model_ids), "models")
@@ -212,17 +202,9 @@ def check_extrinsic(
     first: dict[str, int] = {}
     for i, task in tasks.valid():
         loc: Loc = ("extrinsic", i)
-        if task.task not in EXTRINSIC_TASKS:
-            findings.append(
-                _unknown("extrinsic task", task.task, (*loc, "task"), EXTRINSIC_TASKS.names())
-            )
-        else:
-            findings += check_options(
-                task.options,
-                EXTRINSIC_TASKS.entry(task.task).options,
-                loc=(*loc, "options"),
-                what=f"extrinsic task '{task.task}'",
-            )
+        findings += _named_plugin(
+            "extrinsic task", EXTRINSIC_TASKS, task.task, task.options, loc, "task"
+        )
         if task.task in first:
             findings.append(
                 Finding(
@@ -413,6 +395,23 @@ def _unknown(
         message += f"; {hint}"
     listed = known if suggested is None else suggested
     return Finding((*loc, "name"), message, expected=one_of(listed, kind))
+
+
+def _named_plugin(
+    kind: str,
+    registry: Registry[Any, Any],
+    name: str,
+    options: Mapping[str, Any],
+    loc: Loc,
+    key: str,
+) -> list[Finding]:
+    """The finding of an unknown plug-in name (the spec entry at `loc` names it in `key`),
+    else those of its options."""
+    if name not in registry:
+        return [_unknown(kind, name, (*loc, key), registry.names())]
+    return check_options(
+        options, registry.entry(name).options, loc=(*loc, "options"), what=f"{kind} '{name}'"
+    )
 
 
 def _not_in_spec(kind: str, name: str, loc: Loc, present: list[str], section: str) -> Finding:

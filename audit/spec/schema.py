@@ -46,25 +46,16 @@ def spec_json_schema() -> dict[str, Any]:
             f"{model_type} scorer", SCORERS, fitting, defs, "PluginRef"
         )
 
-    variant = defs["VariantSpec"]
-    methods = VARIANT_METHODS.names()
-    variant["properties"]["method"]["enum"] = methods
-    variant["allOf"] = [
-        _options_when_named(
-            name, VARIANT_METHODS.entry(name).options, defs, key="method", what="variant method"
-        )
-        for name in methods
-    ]
-
-    extrinsic = defs["ExtrinsicSpec"]
-    tasks = EXTRINSIC_TASKS.names()
-    extrinsic["properties"]["task"]["enum"] = tasks
-    extrinsic["allOf"] = [
-        _options_when_named(
-            name, EXTRINSIC_TASKS.entry(name).options, defs, key="task", what="extrinsic task"
-        )
-        for name in tasks
-    ]
+    for def_name, key, what, registry in (
+        ("VariantSpec", "method", "variant method", VARIANT_METHODS),
+        ("ExtrinsicSpec", "task", "extrinsic task", EXTRINSIC_TASKS),
+    ):
+        names = registry.names()
+        defs[def_name]["properties"][key]["enum"] = names
+        defs[def_name]["allOf"] = [
+            _options_when_named(name, registry.entry(name).options, defs, key=key, what=what)
+            for name in names
+        ]
 
     builtins = data_catalog.DATASETS.names()
     props["datasets"]["items"] = {
