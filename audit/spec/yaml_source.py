@@ -66,16 +66,12 @@ class YamlDocument:
         skipped: list[int] = []
         at_scalar = False
         for index, segment in enumerate(loc):
-            if isinstance(node, CommentedMap) and segment in node:
-                line, col = _key_position(node, segment)
-                node = node[segment]
-                found.append(segment)
-            elif (
+            if (isinstance(node, CommentedMap) and segment in node) or (
                 isinstance(node, CommentedSeq)
                 and isinstance(segment, int)
                 and 0 <= segment < len(node)
             ):
-                line, col = _item_position(node, segment)
+                line, col = _position(node, segment)
                 node = node[segment]
                 found.append(segment)
             else:
@@ -105,14 +101,9 @@ def to_plain(node: Any) -> Any:
         return {to_plain(k): to_plain(v) for k, v in node.items()}
     if isinstance(node, list):
         return [to_plain(v) for v in node]
-    if isinstance(node, bool):
-        return bool(node)
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
+    for plain in (bool, int, float, str):  # bool first: a bool is also an int
+        if isinstance(node, plain):
+            return plain(node)
     if isinstance(node, dt.date):  # also datetime; a spec holds no dates, only text
         return node.isoformat()
     return node
@@ -125,17 +116,11 @@ def _start(node: Any) -> tuple[int, int]:
     return int(lc.line), int(lc.col)
 
 
-def _key_position(node: CommentedMap, key: Any) -> tuple[int, int]:
+def _position(node: CommentedMap | CommentedSeq, segment: str | int) -> tuple[int, int]:
+    """Where a mapping's key or a list's item starts (where the node starts if unknown)."""
+    find = node.lc.key if isinstance(node, CommentedMap) else node.lc.item
     try:
-        line, col = node.lc.key(key)
-    except (KeyError, TypeError):
-        return _start(node)
-    return int(line), int(col)
-
-
-def _item_position(node: CommentedSeq, index: int) -> tuple[int, int]:
-    try:
-        line, col = node.lc.item(index)
+        line, col = find(segment)
     except (KeyError, TypeError):
         return _start(node)
     return int(line), int(col)
