@@ -23,7 +23,7 @@ import inspect
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -43,6 +43,28 @@ def did_you_mean(name: str, choices: list[str]) -> str:
     return f"did you mean '{close[0]}'?" if close else ""
 
 
+V = TypeVar("V")
+
+
+class _CardAttribute(Generic[V]):
+    """A read-only attribute of a `PluginEntry`: its card's attribute of the same name."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    @overload
+    def __get__(self, entry: None, owner: type) -> _CardAttribute[V]: ...
+    @overload
+    def __get__(self, entry: PluginEntry, owner: type | None = None) -> V: ...
+    def __get__(
+        self, entry: PluginEntry | None, owner: type | None = None
+    ) -> V | _CardAttribute[V]:
+        if entry is None:  # asked of the class: the attribute itself, as a property is
+            return self
+        value: V = getattr(entry.card, self._name)
+        return value
+
+
 @dataclass(frozen=True)
 class PluginEntry:
     """One registered plug-in.
@@ -56,29 +78,13 @@ class PluginEntry:
     options: type[BaseModel]
     target: str
 
-    @property
-    def name(self) -> str:
-        return self.card.name
-
-    @property
-    def kind(self) -> PluginKind:
-        return self.card.kind
-
-    @property
-    def summary(self) -> str:
-        return self.card.summary
-
-    @property
-    def shape(self) -> str:
-        return self.card.shape
-
-    @property
-    def roles(self) -> tuple[Role, ...]:
-        return self.card.roles
-
-    @property
-    def ideal_value(self) -> float | None:
-        return self.card.ideal_value
+    # What listings and lookups ask of an entry, read from its card.
+    name = _CardAttribute[str]()
+    kind = _CardAttribute[PluginKind]()
+    summary = _CardAttribute[str]()
+    shape = _CardAttribute[str]()
+    roles = _CardAttribute[tuple[Role, ...]]()
+    ideal_value = _CardAttribute[float | None]()
 
     def has_role(self, role: Role) -> bool:
         return self.card.has_role(role)
