@@ -11,6 +11,7 @@ render`, `audit compare`) can use it without the registries.
 from __future__ import annotations
 
 import json
+from collections.abc import Hashable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -28,7 +29,24 @@ def label_of(name: str, options: dict[str, Any]) -> str:
     return f"{name}[{','.join(f'{k}={options[k]}' for k in sorted(options))}]"
 
 
-class PluginId(BaseModel):
+class KeyedIdentity:
+    """Equal and hashed by `key` alone, so fields for display (a label) never count; equal
+    only to objects of the same class. Put it before the pydantic base class."""
+
+    @property
+    def key(self) -> Hashable:
+        raise NotImplementedError
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return bool(self.key == other.key)
+
+
+class PluginId(KeyedIdentity, BaseModel):
     """A plug-in by name with its options; `label` is derived and only for display."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -51,14 +69,6 @@ class PluginId(BaseModel):
     def key(self) -> tuple[str, str]:
         """What identifies the id: name and canonical options (the label is not part of it)."""
         return (self.name, canonical_options(self.options))
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PluginId):
-            return NotImplemented
-        return self.key == other.key
 
     def __str__(self) -> str:
         return self.label

@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
-from audit.ids import PluginId
+from audit.ids import KeyedIdentity, PluginId
 from audit.results.record import Record
 
 
@@ -53,7 +53,7 @@ class RobustnessRecord(Record):
     note: str = ""
 
 
-class MeasureSeries(Record):
+class MeasureSeries(KeyedIdentity, Record):
     """One measure on one dataset, group `all`, across models: a correlation's axis.
 
     Hashable (a key of `correlate_measures`' input); like a PluginId it is identified by
@@ -70,14 +70,6 @@ class MeasureSeries(Record):
     def key(self) -> tuple[tuple[str, str], str]:
         """What identifies the series: the measure's key and the dataset."""
         return (self.measure.key, self.dataset)
-
-    def __hash__(self) -> int:
-        return hash(self.key)
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, MeasureSeries):
-            return NotImplemented
-        return self.key == other.key
 
 
 class CorrelationRecord(Record):
