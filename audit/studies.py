@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from audit.errors import AuditUserError
 from audit.ids import PluginId
@@ -39,6 +39,7 @@ from audit.results import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from audit.comparison.paired import PairedSettings
     from audit.display import Display
     from audit.plan import MeasureTask, Plan
     from audit.results import ExtrinsicRecord
@@ -193,12 +194,7 @@ def paired_test(
     *,
     measure: PluginId,
     scorer: PluginId,
-    ideal_value: float,
-    model_a: str,
-    model_b: str,
-    alpha: float,
-    n_bootstrap: int,
-    seed: int,
+    **settings: Unpack[PairedSettings],
 ) -> ComparisonRecord:
     """The paired test `audit compare` runs: `audit.stats.comparison.compare_models` with
     the measure and scorer the ids name. Without the measure code (an install without the
@@ -217,10 +213,5 @@ def paired_test(
         implementation=MEASURES.load(measure.name),
         scorer_info=SCORERS.entry(scorer.name).info,
         options=MEASURES.entry(measure.name).options.model_validate(measure.options),
-        ideal_value=ideal_value,
-        model_a=model_a,
-        model_b=model_b,
-        alpha=alpha,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
+        **settings,
     )

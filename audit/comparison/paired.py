@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypedDict, Unpack
 
 from audit.errors import AuditUserError
 from audit.ids import PluginId
@@ -14,6 +14,17 @@ if TYPE_CHECKING:
 
 BASELINE = "baseline"
 CANDIDATE = "candidate"
+
+
+class PairedSettings(TypedDict):
+    """What a paired test needs besides the two frames and the ids, handed on as it is."""
+
+    ideal_value: float
+    model_a: str
+    model_b: str
+    alpha: float
+    n_bootstrap: int
+    seed: int
 
 
 class PairedTest(Protocol):
@@ -29,12 +40,7 @@ class PairedTest(Protocol):
         *,
         measure: PluginId,
         scorer: PluginId,
-        ideal_value: float,
-        model_a: str,
-        model_b: str,
-        alpha: float,
-        n_bootstrap: int,
-        seed: int,
+        **settings: Unpack[PairedSettings],
     ) -> ComparisonRecord: ...
 
 
