@@ -23,22 +23,20 @@ from audit.spec.models import ID_PATTERN, AuditSpec
 from audit.spec.problems import Loc, SpecProblem, field_path, format_number, one_of, show
 from audit.spec.yaml_source import YamlDocument
 
-# error type -> (message, expected) for values of the wrong type
-_WRONG_TYPE: dict[str, tuple[str, str]] = {
-    "string_type": ("must be text", "a string"),
-    "int_type": ("must be a whole number", "an integer"),
-    "int_parsing": ("must be a whole number", "an integer"),
-    "int_from_float": ("must be a whole number", "an integer"),
-    "float_type": ("must be a number", "a number"),
-    "float_parsing": ("must be a number", "a number"),
-    "bool_type": ("must be true or false", "true or false"),
-    "bool_parsing": ("must be true or false", "true or false"),
-    "list_type": ("must be a list", "a list"),
-    "tuple_type": ("must be a list", "a list"),
-    "dict_type": ("must be a mapping of keys to values", "a mapping"),
-    "model_type": ("must be a mapping of keys to values", "a mapping"),
-    "model_attributes_type": ("must be a mapping of keys to values", "a mapping"),
-}
+# (message, expected) for a value of the wrong type, with the pydantic error types meaning it
+_WRONG_TYPE_WORDS: list[tuple[tuple[str, str], tuple[str, ...]]] = [
+    (("must be text", "a string"), ("string_type",)),
+    (("must be a whole number", "an integer"), ("int_type", "int_parsing", "int_from_float")),
+    (("must be a number", "a number"), ("float_type", "float_parsing")),
+    (("must be true or false", "true or false"), ("bool_type", "bool_parsing")),
+    (("must be a list", "a list"), ("list_type", "tuple_type")),
+    (
+        ("must be a mapping of keys to values", "a mapping"),
+        ("dict_type", "model_type", "model_attributes_type"),
+    ),
+]
+# error type -> (message, expected)
+_WRONG_TYPE = {kind: words for words, kinds in _WRONG_TYPE_WORDS for kind in kinds}
 
 _SOURCE_KEYS = ["hf", "path", "gguf", "pip"]
 
