@@ -82,7 +82,8 @@ def verdict(sides: Mapping[Side, float]) -> int | None:
 
 @dataclass(frozen=True)
 class Comparison:
-    """One unit's sample in the reduced precision against float32."""
+    """One unit's sample in the reduced precision against float32 (the last fields of its
+    `PrecisionCheck`, named as there)."""
 
     items: int
     verdicts: int
@@ -201,11 +202,7 @@ def run_precision_checks(
                     precision=model.precision,
                     reference=reference.precision,
                     seed=seed,
-                    items=found.items,
-                    verdicts=found.verdicts,
-                    flipped=found.flipped,
-                    max_abs_diff=found.max_abs_diff,
-                    max_diff_item=found.max_diff_item,
+                    **dataclasses.asdict(found),  # its fields are the record's, named alike
                 )
                 records.append(record)
                 display.info(describe(record))
