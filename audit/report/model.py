@@ -113,18 +113,13 @@ class KeyValue(Part):
 
 
 class Cover(Part):
-    """Who, what, when, and the exact inputs (hashes and versions)."""
+    """Who, what, when, and the exact inputs (hashes and versions): owner, date, spec,
+    seed, confidence level and tool version are rows of `facts`."""
 
     title: str
     audit_name: str
     description: str
-    owner: str
-    created_at: str
-    spec_path: str
     spec_sha256: str
-    tool_version: str
-    seed: int
-    alpha: float
     facts: list[KeyValue]
     models: Table
     datasets: Table
