@@ -1,23 +1,23 @@
-"""What the extrinsic stage does with each kind of task head, so that it asks the task's
-entry for its head and never branches on the kind: how the fine-tuning is keyed and run
-(today's `audit.extrinsic.finetune.store` functions), which dev score a curve point shows,
-and the dev check that the fine-tuning learned the task.
+"""What the extrinsic stage does with each kind of task head, so that it never branches on
+the kind: the head a task is fine-tuned with (`task_head`: the task's own `TaskData.head`,
+else its entry's built-in head, `REGRESSION` or `classification(data.labels)`), which dev
+score a curve point shows, and the dev check that the fine-tuning learned the task.
 
-When the trainer's head becomes one data type (loss, targets, dev metric), these two
-objects become two values of it; the stage keeps calling the same four methods.
+The fine-tuning and its cache key take the head as data (`planned_key`,
+`cached_finetune`), the same call for a built-in head and a task's own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
+from audit.errors import AuditUserError
 from audit.extrinsic.tasks.base import HeadKind, TaskData
 from audit.results import DevCheck
 
 if TYPE_CHECKING:
-    from audit.extrinsic.finetune.store import StoredFineTune
-    from audit.models.loaded import LoadedModel
+    from audit.extrinsic.finetune.task_head import TaskHead
     from audit.results import DevEvaluation, FineTuneSummary
 
 #: The lowest STS-B dev Pearson counted as "learned the task". BERT-base reaches about
@@ -27,16 +27,13 @@ MIN_DEV_PEARSON = 0.5
 
 
 class HeadKindRules(Protocol):
-    """One head kind, as the stage uses it (`common`: the store functions' shared keyword
-    arguments: task, task_options, settings, and for `fine_tune` cache_dir, on_checkpoint
-    and progress)."""
+    """One head kind, as the stage uses it: its built-in head for a task's data, its dev
+    score, floor and pass rule."""
 
     kind: HeadKind
     dev_metric: Literal["pearson", "accuracy"]
 
-    def cache_key(self, data: TaskData, **common: Any) -> str: ...
-
-    def fine_tune(self, loaded: LoadedModel, data: TaskData, **common: Any) -> StoredFineTune: ...
+    def head(self, data: TaskData) -> TaskHead: ...
 
     def dev_value(self, evaluation: DevEvaluation) -> float | None: ...
 
@@ -69,15 +66,10 @@ class RegressionHead:
     kind: HeadKind = "regression"
     dev_metric: Literal["pearson", "accuracy"] = "pearson"
 
-    def cache_key(self, data: TaskData, **common: Any) -> str:
-        from audit.extrinsic.finetune.store import regression_key
+    def head(self, data: TaskData) -> TaskHead:
+        from audit.extrinsic.finetune.task_head import REGRESSION
 
-        return regression_key(train_rows=data.train, dev_rows=data.dev, **common)
-
-    def fine_tune(self, loaded: LoadedModel, data: TaskData, **common: Any) -> StoredFineTune:
-        from audit.extrinsic.finetune.store import cached_regression
-
-        return cached_regression(loaded, data.train, data.dev, **common)  # type: ignore[arg-type]
+        return REGRESSION
 
     def dev_value(self, evaluation: DevEvaluation) -> float | None:
         return evaluation.pearson
@@ -98,26 +90,11 @@ class ClassificationHead:
     kind: HeadKind = "classification"
     dev_metric: Literal["pearson", "accuracy"] = "accuracy"
 
-    def cache_key(self, data: TaskData, **common: Any) -> str:
-        from audit.extrinsic.finetune.store import classifier_key
+    def head(self, data: TaskData) -> TaskHead:
+        """One logit per class of `data.labels` (default: the training labels, sorted)."""
+        from audit.extrinsic.finetune.task_head import classification
 
-        return classifier_key(
-            train_rows=data.train,
-            dev_rows=data.dev,
-            labels=data.labels,
-            **common,
-        )
-
-    def fine_tune(self, loaded: LoadedModel, data: TaskData, **common: Any) -> StoredFineTune:
-        from audit.extrinsic.finetune.store import cached_classifier
-
-        return cached_classifier(
-            loaded,
-            data.train,  # type: ignore[arg-type]
-            data.dev,  # type: ignore[arg-type]
-            labels=data.labels,
-            **common,
-        )
+        return classification(data.labels)
 
     def dev_value(self, evaluation: DevEvaluation) -> float | None:
         return evaluation.accuracy
@@ -136,3 +113,17 @@ HEAD_KINDS: dict[HeadKind, HeadKindRules] = {
     "regression": RegressionHead(),
     "classification": ClassificationHead(),
 }
+
+
+def task_head(kind: HeadKind, data: TaskData) -> TaskHead:
+    """The head a task's data is fine-tuned with: the task's own (`data.head`), else the
+    built-in head of its entry's `kind`. A task's own head must be of its entry's kind
+    (the dev check, the plan and the report go by the kind); else a user error."""
+    if data.head is None:
+        return HEAD_KINDS[kind].head(data)
+    if data.head.kind != kind:
+        raise AuditUserError(
+            f"the task's own head is a {data.head.kind} head; its entry says {kind}: give "
+            f"the entry head={data.head.kind!r} or the task a {kind} head"
+        )
+    return data.head

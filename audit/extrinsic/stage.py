@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from audit.data.catalog import TASK_DATASETS
 from audit.errors import AuditUserError
 from audit.extrinsic.catalog import EXTRINSIC_TASKS, ExtrinsicTaskEntry
-from audit.extrinsic.head_kinds import HEAD_KINDS, HeadKindRules, dev_check
+from audit.extrinsic.head_kinds import HEAD_KINDS, HeadKindRules, dev_check, task_head
 from audit.extrinsic.settings import ExtrinsicSpec
 from audit.extrinsic.tasks.base import ExtrinsicTask, Resampling, TaskContext, TaskData, TaskValue
 from audit.ids import PluginId
@@ -30,6 +30,7 @@ from audit.results import CurvePoint, ExtrinsicRecord
 if TYPE_CHECKING:
     from audit.display import Display
     from audit.extrinsic.finetune.store import StoredFineTune
+    from audit.extrinsic.finetune.task_head import TaskHead
 
 
 @dataclass(frozen=True)
@@ -53,18 +54,27 @@ class PlannedTask:
 
     @property
     def head(self) -> HeadKindRules:
-        """What the stage does with the entry's head kind."""
+        """What the stage does with the entry's head kind (its dev check)."""
         return HEAD_KINDS[self.entry.head]
+
+    @property
+    def task_head(self) -> TaskHead:
+        """The head fine-tuned: the task's own, else the built-in head of its kind."""
+        return task_head(self.entry.head, self.data)
 
     def cache_key(self, fingerprint: str, model_type: str, seed: int) -> str:
         """The fine-tuning's cache key on a model, computed without loading it."""
-        return self.head.cache_key(
-            self.data,
+        from audit.extrinsic.finetune.store import planned_key
+
+        return planned_key(
+            self.task_head,
             model_fingerprint=fingerprint,
-            model_type=model_type,
+            model_type=model_type,  # type: ignore[arg-type]
             task=self.name,
             task_options=self.task_options(),
             settings=self.spec.finetune.with_seed(seed),
+            train_rows=self.data.train,
+            dev_rows=self.data.dev,
         )
 
     def total_steps(self) -> int:
@@ -117,6 +127,7 @@ def plan_extrinsic(
         )
         try:
             data = task.prepare(options, context)
+            task_head(entry.head, data)  # a task's own head of another kind stops the run
         except AuditUserError as error:
             raise type(error)(f"{where}: {error}") from error
         planned.append(PlannedTask(spec, entry, task, options, data, tuple(chosen)))
@@ -183,6 +194,7 @@ def _fine_tuned(
     seed: int,
     display: Display,
 ) -> StoredFineTune:
+    from audit.extrinsic.finetune.store import cached_finetune
     from audit.training.status import TrainingStatus
 
     loaded = load_model(model_id)
@@ -206,9 +218,11 @@ def _fine_tuned(
         return item.task.predict(model, item.data)
 
     t0 = time.monotonic()
-    stored = item.head.fine_tune(
+    stored = cached_finetune(
         loaded,
-        item.data,
+        item.task_head,
+        item.data.train,
+        item.data.dev,
         task=item.name,
         task_options=item.task_options(),
         settings=settings,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field, field_validator
 
 from audit.ids import PluginId
 from audit.results.finetune import FineTuneSummary
@@ -225,4 +225,20 @@ class ExtrinsicRecord(Record):
     cached: bool = Field(description="The fine-tuned model was read from the cache.")
     key: str = Field(description="The fine-tuning's cache key (<cache>/extrinsic/<key>/).")
     facts: dict[str, Any] = Field(default_factory=dict, description="What data was read.")
-    detail: StsBiasResult | TprGapResult | NliBiasResult
+    detail: StsBiasResult | TprGapResult | NliBiasResult | dict[str, Any] = Field(
+        union_mode="left_to_right",
+        description="The task's own result record: a built-in's, or a plug-in task's fields "
+        "(readers need no plug-in installed).",
+    )
+
+    @field_validator("detail", mode="before")
+    @classmethod
+    def _plug_in_detail(cls, value: Any) -> Any:
+        """A plug-in task's result record is kept as its JSON fields."""
+        if isinstance(value, BaseModel) and not isinstance(value, BUILT_IN_DETAILS):
+            return value.model_dump(mode="json")
+        return value
+
+
+#: The result records of the built-in tasks, read back as their types.
+BUILT_IN_DETAILS = (StsBiasResult, TprGapResult, NliBiasResult)

@@ -110,7 +110,8 @@ def _declared(model: type[BaseModel]) -> dict[str, Any]:
 
 def _walk_union(data: Any, members: tuple[Any, ...], path: str, counts: dict[str, int]) -> Any:
     """A union of records (e.g. an extrinsic task's detail) is walked as the member the data
-    fits best: every required field present, then the fewest unknown keys."""
+    fits best: every required field present, then the fewest unknown keys. Data missing a
+    required field of every record is kept whole where the union takes a free mapping."""
     if data is None:
         return data
     candidates = [m for m in members if m is not type(None)]
@@ -122,6 +123,8 @@ def _walk_union(data: Any, members: tuple[Any, ...], path: str, counts: dict[str
     if not isinstance(data, Mapping):
         return data
     best = min(models, key=lambda m: _misfit(data, m))
+    if _misfit(data, best)[0] and any(get_origin(m) is dict for m in candidates):
+        return data  # no record fits: a free mapping (a plug-in extrinsic task's detail)
     return _walk_model(data, best, path, counts)
 
 

@@ -1,14 +1,17 @@
-"""The head kinds the extrinsic stage asks instead of branching: each kind's cache key is
-the store's key, its dev score, and the dev check against its floor."""
+"""The head kinds the extrinsic stage asks instead of branching: the head a task is
+fine-tuned with (its own, else its kind's built-in head), each kind's dev score, and the
+dev check against its floor."""
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import get_args
 
+import pytest
+
+from audit.errors import AuditUserError
 from audit.extrinsic.finetune.examples import LabelledText
-from audit.extrinsic.finetune.settings import FineTuneSettings
-from audit.extrinsic.finetune.store import classifier_key, regression_key
-from audit.extrinsic.head_kinds import HEAD_KINDS, MIN_DEV_PEARSON, dev_check
+from audit.extrinsic.finetune.task_head import REGRESSION, classification
+from audit.extrinsic.head_kinds import HEAD_KINDS, MIN_DEV_PEARSON, dev_check, task_head
 from audit.extrinsic.sts_data import StsRow
 from audit.extrinsic.tasks.base import HeadKind, TaskData
 from audit.results import DevEvaluation, FineTuneSummary
@@ -45,24 +48,24 @@ def test_every_head_kind_has_its_rules() -> None:
     assert all(rules.kind == kind for kind, rules in HEAD_KINDS.items())
 
 
-def test_the_keys_are_the_stores_keys() -> None:
-    common: dict[str, Any] = {
-        "model_fingerprint": "f" * 64,
-        "model_type": "masked",
-        "task": "t",
-        "task_options": {"options": {}},
-        "settings": FineTuneSettings(steps=4).with_seed(3),
-    }
+def test_the_built_in_heads_of_each_kind() -> None:
     rows = [sts_row(1.0), sts_row(4.0)]
-    data = TaskData(dataset="sts_b", train=rows, dev=rows[:1], evaluation=None)
-    assert HEAD_KINDS["regression"].cache_key(data, **common) == regression_key(
-        train_rows=rows, dev_rows=rows[:1], **common
-    )
+    assert task_head("regression", TaskData("sts_b", rows, rows, None)) is REGRESSION
     texts = labelled("a", "b")
-    data = TaskData(dataset="x", train=texts, dev=texts, evaluation=None, labels=("b", "a"))
-    key = HEAD_KINDS["classification"].cache_key(data, **common)
-    assert key == classifier_key(train_rows=texts, dev_rows=texts, labels=("b", "a"), **common)
-    assert key != classifier_key(train_rows=texts, dev_rows=texts, labels=("a", "b"), **common)
+    head = task_head("classification", TaskData("x", texts, texts, None, labels=("b", "a")))
+    assert head.kind == "classification" and head.labels == ("b", "a")
+    assert task_head("classification", TaskData("x", texts, texts, None)).labels is None
+
+
+def test_a_tasks_own_head_is_used_when_of_its_entrys_kind() -> None:
+    texts = labelled("a", "b")
+    own = classification(("b", "a", "c"))
+    data = TaskData("x", texts, texts, None, labels=("a", "b"), head=own)
+    assert task_head("classification", data) is own
+    with pytest.raises(
+        AuditUserError, match="own head is a classification head; its entry says regression"
+    ):
+        task_head("regression", data)
 
 
 def test_regression_dev_check() -> None:

@@ -1,19 +1,28 @@
 """The stage asks the entry: the head kind it fine-tunes and the record type the metric
-must emit (a task that emits another type is a bug, refused with both names)."""
+must emit (a task that emits another type is a bug, refused with both names). The head is
+the task's own when it hands one over, else its kind's built-in head, keyed as the store
+keys it (the built-in tasks' keys are those of `regression_key` and `classifier_key`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from audit.errors import AuditUserError
 from audit.extrinsic.biasbios import tpr_gap
 from audit.extrinsic.catalog import EXTRINSIC_TASKS
+from audit.extrinsic.finetune.examples import LabelledText
+from audit.extrinsic.finetune.store import classifier_key, planned_key, regression_key
+from audit.extrinsic.finetune.task_head import REGRESSION, classification
 from audit.extrinsic.head_kinds import HEAD_KINDS
+from audit.extrinsic.options import BiasBiosOptions, StsBiasOptions
 from audit.extrinsic.settings import ExtrinsicSpec
-from audit.extrinsic.stage import PlannedTask, _measured
+from audit.extrinsic.stage import PlannedTask, _measured, plan_extrinsic
+from audit.extrinsic.sts_data import StsRow
 from audit.extrinsic.tasks.base import Resampling, TaskData, TaskValue
 from audit.results import TprGapResult
 
@@ -50,3 +59,88 @@ def test_the_metric_must_emit_the_entrys_record_type() -> None:
         ("m",),
     )
     assert isinstance(_measured(right, {}, Resampling(seed=0, n_bootstrap=0)).result, TprGapResult)
+
+
+class _OwnHead(_WrongRecord):
+    """A task whose `prepare` hands over its own head (a regression head here)."""
+
+    def prepare(self, options: Any, context: Any) -> TaskData:
+        return TaskData(dataset="x", train=[], dev=[], evaluation=None, head=REGRESSION)
+
+
+def _key(item: PlannedTask) -> str:
+    return item.cache_key("f" * 64, "masked", 3)
+
+
+def _common(item: PlannedTask) -> dict[str, Any]:
+    return {
+        "model_fingerprint": "f" * 64,
+        "model_type": "masked",
+        "task": item.name,
+        "task_options": item.task_options(),
+        "settings": item.spec.finetune.with_seed(3),
+    }
+
+
+def test_the_built_in_tasks_keep_the_stores_keys() -> None:
+    rows = [StsRow(float(i), f"a{i}", "b", "g", "f", "2012", "1", i) for i in range(3)]
+    data = TaskData(dataset="sts_b", train=rows, dev=rows[:1], evaluation=None)
+    sts = PlannedTask(
+        ExtrinsicSpec(task="sts_bias"),
+        EXTRINSIC_TASKS.entry("sts_bias"),
+        _WrongRecord(),
+        StsBiasOptions(),
+        data,
+        ("m",),
+    )
+    assert _key(sts) == regression_key(train_rows=rows, dev_rows=rows[:1], **_common(sts))
+    texts = [LabelledText(text=f"t{i}", label=label) for i, label in enumerate("abb")]
+    data = TaskData(dataset="biasbios", train=texts, dev=texts, evaluation=None, labels=("b", "a"))
+    bios = PlannedTask(
+        ExtrinsicSpec(task="biasbios"),
+        EXTRINSIC_TASKS.entry("biasbios"),
+        _WrongRecord(),
+        BiasBiosOptions(),
+        data,
+        ("m",),
+    )
+    expected = classifier_key(train_rows=texts, dev_rows=texts, labels=("b", "a"), **_common(bios))
+    assert _key(bios) == expected
+    assert bios.task_head.labels == ("b", "a") and bios.task_head.kind == "classification"
+
+
+def test_a_tasks_own_head_is_keyed_and_planned_with_it() -> None:
+    texts = [LabelledText(text=f"t{i}", label=label) for i, label in enumerate("abb")]
+    own = classification(("b", "a", "c"))
+    data = TaskData("biasbios", texts, texts, None, labels=("a", "b"), head=own)
+    item = PlannedTask(
+        ExtrinsicSpec(task="biasbios"),
+        EXTRINSIC_TASKS.entry("biasbios"),
+        _WrongRecord(),
+        BiasBiosOptions(),
+        data,
+        ("m",),
+    )
+    assert item.task_head is own
+    assert _key(item) == planned_key(own, train_rows=texts, dev_rows=texts, **_common(item))
+    assert _key(item) != classifier_key(
+        train_rows=texts, dev_rows=texts, labels=("a", "b"), **_common(item)
+    )
+
+
+def test_a_tasks_own_head_of_another_kind_stops_the_plan(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(EXTRINSIC_TASKS, "load", lambda name: _OwnHead())
+    with pytest.raises(
+        AuditUserError,
+        match=r"extrinsic\[0\] \(biasbios\): the task's own head is a regression head; its "
+        "entry says classification",
+    ):
+        plan_extrinsic(
+            [ExtrinsicSpec(task="biasbios")],
+            model_types={"m": "masked"},
+            variants_of={},
+            data_dir=tmp_path,
+            seed=0,
+        )

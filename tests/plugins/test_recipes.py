@@ -135,13 +135,11 @@ def masked_lm(masked_lm_dir: Path) -> tuple[Any, Any]:
 
 
 @pytest.fixture(scope="module")
-def masked_model(tmp_path_factory: pytest.TempPathFactory) -> LoadedModel:
-    """A tiny BERT as a LoadedModel (fine-tuning trains a copy: the model stays as it is)."""
-    from tests.extrinsic.test_finetune import load_tiny
+def masked_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of a tiny BERT, as a spec's model `source: {path: ...}` names it."""
     from tests.models.tiny import save_tiny_bert
 
-    path = save_tiny_bert(tmp_path_factory.mktemp("masked_model") / "bert")
-    return load_tiny({"bert": path}, "bert")
+    return save_tiny_bert(tmp_path_factory.mktemp("masked_model") / "bert")
 
 
 @pytest.mark.parametrize("kind", sorted(RECIPES))

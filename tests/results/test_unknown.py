@@ -73,3 +73,9 @@ def test_a_union_of_records_is_walked_as_the_member_the_data_fits() -> None:
 def test_values_of_the_wrong_shape_are_left_for_validation_to_name() -> None:
     data = {"measurements": "not a list", "audit": 3}
     assert strip_unknown(data, AuditResult) == (data, ())
+
+
+def test_a_plug_in_tasks_detail_fits_no_record_and_is_kept_whole() -> None:
+    detail = {"value": 0.2, "ci_low": None, "ci_high": None, "note": "", "n": 6}
+    stripped, parts = strip_unknown({"detail": detail}, ExtrinsicRecord)
+    assert stripped["detail"] == detail and parts == ()

@@ -6,7 +6,8 @@ the evaluation inputs before any training (every bad input is an error then), pr
 what the metric needs with a fine-tuned model, and turns those predictions into a value.
 
 The engine (`audit.extrinsic.stage`) does the rest for every task alike: the cached
-fine-tuning of the entry's head, the curve points (the task's predictions at every K
+fine-tuning of the task's head (its own `TaskData.head`, else the built-in head of its
+entry's kind), the curve points (the task's predictions at every K
 steps, kept as arrays so that a cached fine-tuning gives the same curve), the measurement
 and the record.
 """
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from audit.data.task_entry import TaskSplits
     from audit.extrinsic.finetune.examples import LabelledText, ScoredPair
     from audit.extrinsic.finetune.heads import TaskModel
+    from audit.extrinsic.finetune.task_head import TaskHead
 
 HeadKind = Literal["regression", "classification"]
 
@@ -71,7 +73,9 @@ class TaskContext:
 class TaskData:
     """A task's data, read and checked: the head's training and dev rows, the evaluation
     inputs (whatever `predict` reads, in `evaluation`) and the task's options (which the
-    measure may read)."""
+    measure may read). `head` is the task's own head (a `TaskHead` of its entry's kind,
+    which then carries its classes); None: the built-in head of the entry's kind, a
+    classifier over `labels` (default: the training labels, sorted)."""
 
     dataset: str
     train: Sequence[ScoredPair] | Sequence[LabelledText]
@@ -83,6 +87,7 @@ class TaskData:
     facts: Mapping[str, Any] = field(default_factory=dict)
     #: Hash of the evaluation inputs (a cache key part: curve points are their predictions).
     evaluation_sha256: str = ""
+    head: TaskHead | None = None
 
 
 @dataclass(frozen=True)
