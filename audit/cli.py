@@ -1,7 +1,8 @@
 """The `audit` command. Subcommands only: the work happens in the modules they call.
 
-User errors (bad spec, bad data file, unknown name, unreachable model) print a short
-message and exit 2; bugs keep their traceback. `run` and `compare` end with a summary:
+User errors (bad spec, bad data file, unknown name, unreachable model, a path that cannot
+be read or written) print a short message and exit 2; bugs keep their traceback. Ctrl-C
+and SIGTERM print one line saying what was saved and exit 130 / 143 (`main`). `run` and `compare` end with a summary:
 the verdict, what the exit code means and which file to open.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import time
 from collections.abc import Callable
@@ -94,11 +96,21 @@ DeviceOpt = Annotated[
 
 
 def _user_errors(action: Callable[[], T]) -> T:
+    """Run a command's work; a user error, or an operating-system error on a path
+    (`audit.path_errors`), prints one line and exits 2."""
+    from audit.path_errors import user_error
+
     try:
         return action()
     except AuditUserError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(error.exit_code) from None
+    except OSError as os_error:
+        translated = user_error(os_error)
+        if translated is None:
+            raise
+        typer.echo(f"error: {translated}", err=True)
+        raise typer.Exit(translated.exit_code) from None
 
 
 def _show_version(value: bool) -> None:
@@ -125,8 +137,10 @@ def _main(
     sentences with each model, compute bias measures with confidence intervals, judge
     release gates and write a report.
 
-    Exit codes: 0 when all is well, 2 for a user error (spec, data file, model source),
-    3 when `audit run` finds a gate that failed or was inconclusive."""
+    Exit codes: 0 when all is well, 2 for a user error (spec, data file, model source, a
+    path that cannot be read or written), 3 when `audit run` finds a gate that failed or
+    was inconclusive, 130 after Ctrl-C and 143 after SIGTERM (what was done is kept:
+    run the same command again to resume)."""
 
 
 def _cache_dir(value: Path | None) -> Path:
@@ -260,7 +274,9 @@ def run(
     from audit.engine import RunSettings, run_audit
     from audit.gates import gate_exit_code
     from audit.listing import describe_gates, gate_summary
+    from audit.output_check import check_output_dir
     from audit.report.render import write_reports
+    from audit.run_progress import current, tracked
     from audit.spec.loader import load_spec
 
     def action() -> tuple[list[Path], list[str], list[str], int]:
@@ -273,7 +289,10 @@ def run(
             device=device.value,
         )
         runs_on = _executor(loaded.spec.execution, executor, address)
-        display = make_display()
+        check_output_dir(settings.out_dir)  # before any model loads
+        if (record := current()) is not None:
+            record.cache_dir, record.out_dir = settings.cache_dir, settings.out_dir
+        display = tracked(make_display())
         try:
             outcome = run_audit(loaded, settings, display, executor=runs_on)
             formats = list(loaded.spec.report.formats)
@@ -354,14 +373,18 @@ def compare(
     scores.parquet beside each results.json), and whether the candidate is better, worse
     or not distinguishable. Writes comparison.html and comparison.pdf and ends with a
     summary; the exit code is 0 (compare judges no gates), 2 for a user error."""
+    from audit.output_check import check_output_dir
     from audit.report.compare import read_comparison, write_comparison
     from audit.studies import paired_test
 
     def action() -> tuple[list[Path], list[str]]:
+        folder = out or Path("reports/compare")
+        check_output_dir(folder)
         report = read_comparison(baseline, candidate, paired_test=paired_test)
         for warning in report.unread:
             typer.echo(f"warning: {warning}", err=True)
-        written = write_comparison(report, out or Path("reports/compare"), formats=["html", "pdf"])
+        _writing_report()
+        written = write_comparison(report, folder, formats=["html", "pdf"])
         summary = report.summary[:1]
         if report.mismatches:
             n = len(report.mismatches)
@@ -392,6 +415,7 @@ def render(
 
     The score-distribution charts read the scores.parquet beside results.json, wherever
     --out puts the report (default: the folder of results.json)."""
+    from audit.output_check import check_output_dir
     from audit.report.render import write_reports
     from audit.results_io import read_results
 
@@ -399,9 +423,12 @@ def render(
         result = read_results(results)
         for warning in result.read_notes.warnings() if result.read_notes else []:
             typer.echo(f"warning: {warning}", err=True)
+        folder = out or results.parent
+        check_output_dir(folder)
+        _writing_report()
         return write_reports(
             result,
-            out or results.parent,
+            folder,
             formats=result.audit.report_formats,
             scores_dir=results.parent,
         )
@@ -414,10 +441,24 @@ def render(
         typer.echo(f"Open {reports[0]} to read the report.", err=True)
 
 
+def _writing_report() -> None:
+    """Tell the run's record that the report is being written (for an interrupt's line)."""
+    from audit.run_progress import current
+
+    if (record := current()) is not None:
+        record.stage = "report"
+
+
 def main() -> None:
-    """Entry point of the `audit` script."""
+    """Entry point of the `audit` script. Ctrl-C (SIGINT) and SIGTERM print one line
+    saying what was saved and how to resume, and exit 130 / 143."""
+    from audit.interrupts import Interrupted, signals_raise
+    from audit.run_progress import begin
+
+    record = begin(shlex.join(["audit", *sys.argv[1:]]))
     try:
-        app()
-    except KeyboardInterrupt:
-        typer.echo("interrupted: scores computed so far are in the cache", err=True)
-        sys.exit(130)
+        with signals_raise():
+            app()
+    except Interrupted as interrupt:
+        typer.echo(record.interrupted_line(interrupt.signal_name), err=True)
+        sys.exit(interrupt.exit_code)

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from audit import __version__
+from audit.atomic_write import atomic_path
 from audit.display import Display
 from audit.executor import Executor, group_by_model
 from audit.models.prepared import ModelLoader
@@ -29,6 +30,7 @@ from audit.pipeline.settings import RunSettings
 from audit.pipeline.training import TrainedVariants, train_variants
 from audit.pipeline.worker import RunModels, RunWorker
 from audit.results import AuditResult
+from audit.results_io import write_results
 from audit.scoring.cache import ScoreCache
 from audit.spec.loader import LoadedSpec
 
@@ -119,7 +121,8 @@ def run_audit(
 
     with timer.stage("assemble_scores"):
         scores = assemble_scores(plan, models, cache)
-        scores.to_parquet(settings.out_dir / "scores.parquet", index=False)
+        with atomic_path(settings.out_dir / "scores.parquet") as tmp:
+            scores.to_parquet(tmp, index=False)
 
     with timer.stage("measures"):
         display.stage("measures")
@@ -159,7 +162,7 @@ def run_audit(
         timings={k: round(v, 3) for k, v in timer.timings.items()},
     )
     result = result.model_copy(update={"gate_verdicts": evaluate_gates(result)})
-    result.write(settings.out_dir / "results.json")
+    write_results(result, settings.out_dir / "results.json")
     return RunOutcome(result, scores, settings.out_dir, executed_steps(result))
 
 

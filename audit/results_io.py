@@ -1,5 +1,5 @@
 """Reading what `audit run` wrote: results.json (any version this tool knows) and the
-scores.parquet beside it.
+scores.parquet beside it; and writing results.json (`write_results`, atomically).
 
 `read_results` is the one way in for every reader (`audit render`, `audit compare`,
 tests): it checks `results_version` ("MAJOR.MINOR", see `audit.results.version`),
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from audit.atomic_write import write_text_atomic
 from audit.errors import AuditUserError
 from audit.ids import PluginId, canonical_options
 from audit.results import RESULTS_VERSION, AuditResult, ReadNotes, ResultsVersion, strip_unknown
@@ -104,6 +105,12 @@ def read_results(path: Path) -> AuditResult:
     except (ValueError, UnicodeDecodeError) as error:
         raise AuditUserError(f"{path}: not a valid results.json (not JSON: {error})") from None
     return parse_results(data, path)
+
+
+def write_results(result: AuditResult, path: Path) -> Path:
+    """Write results.json atomically (`audit.atomic_write`): an earlier file stays whole
+    until the new one is; returns `path`."""
+    return write_text_atomic(path, result.model_dump_json(indent=2))
 
 
 def scores_path(results_path: Path) -> Path:

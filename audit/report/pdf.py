@@ -8,6 +8,8 @@ from typing import Any
 from weasyprint import HTML
 from weasyprint.urls import URLFetcher
 
+from audit.atomic_write import atomic_path
+
 
 class ReportOnlyFetcher(URLFetcher):
     """Serves the report's own `data:` URLs and refuses everything else (network and files).
@@ -29,7 +31,9 @@ class ReportOnlyFetcher(URLFetcher):
 
 
 def write_pdf(html: str, path: Path, fetcher: ReportOnlyFetcher | None = None) -> Path:
-    """Render `html` (self-contained) to `path` with the print stylesheet."""
+    """Render `html` (self-contained) to `path` with the print stylesheet, atomically
+    (an earlier PDF stays whole until the new one is)."""
     fetcher = fetcher or ReportOnlyFetcher()
-    HTML(string=html, url_fetcher=fetcher, media_type="print").write_pdf(path)
+    with atomic_path(path) as tmp:
+        HTML(string=html, url_fetcher=fetcher, media_type="print").write_pdf(tmp)
     return path

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from audit.atomic_write import write_text_atomic
 from audit.errors import AuditUserError
 from audit.report.model import Chart, ReportModel
 from audit.report.svg import chart_svg, svg_data_uri
@@ -49,13 +50,12 @@ def check_formats(formats: Sequence[str]) -> list[str]:
 
 
 def write_html_and_pdf(html: str, out_dir: Path, stem: str, formats: list[str]) -> list[Path]:
-    """Write `<stem>.html` and/or `<stem>.pdf` into out_dir; returns the paths written."""
+    """Write `<stem>.html` and/or `<stem>.pdf` into out_dir, each atomically (an earlier
+    file stays whole until the new one is); returns the paths written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     if "html" in formats:
-        path = out_dir / f"{stem}.html"
-        path.write_text(html, encoding="utf-8")
-        written.append(path)
+        written.append(write_text_atomic(out_dir / f"{stem}.html", html))
     if "pdf" in formats:
         from audit.report.pdf import write_pdf
 

@@ -104,4 +104,7 @@ class AuditResult(Record):
         return next((c for c in self.plugins if c.kind == kind and c.name == name), None)
 
     def write(self, path: Path) -> None:
+        """Write results.json in place (for tests and tools). `audit run` writes through
+        `audit.results_io.write_results`, atomically: this package imports nothing of the
+        tool to do so."""
         path.write_text(self.model_dump_json(indent=2))

@@ -15,6 +15,14 @@ At step s (1-based count `done`): progress, then the hook, then a checkpoint whe
 is a multiple of `checkpoint_every` (or the test hook `stop_after` stops here), never at
 the last step. A hook therefore runs *before* the checkpoint of its step: a training
 killed in between does the step again and runs the hook again.
+
+Ctrl-C and SIGTERM (`audit.interrupts`): the forward and backward pass may be cut short;
+the update, the progress, the hook and the periodic checkpoint of a step are held back
+from an interrupt until they are whole. On an interrupt the loop writes a checkpoint at
+the last finished step (unless that is the last step or already on disk) and re-raises,
+so the rerun loses at most the step in progress. Each checkpoint written or resumed from
+is noted for the interrupt's message (`audit.run_progress`); the fault point
+`train-step` follows every step.
 """
 
 from __future__ import annotations
@@ -28,6 +36,9 @@ from typing import Any, Literal, Protocol
 import torch
 
 from audit.errors import AuditUserError
+from audit.faults import fault_point
+from audit.interrupts import Interrupted, deferred
+from audit.run_progress import note_checkpoint
 from audit.training.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from audit.training.objective import TrainingObjective
 from audit.training.optimizer import MAX_GRAD_NORM, make_optimizer
@@ -158,48 +169,68 @@ def run_loop(
                 objective_state=objective.state(),
             ),
         )
+        note_checkpoint(done)
 
     model.train()
     seconds_before = tracker.seconds
     session_tokens = 0
     started = time.perf_counter()
-    for step in range(start, total):
-        for group in optimizer.param_groups:
-            group["lr"] = settings.learning_rate * lr_factor(step, total, settings.warmup)
-        torch.manual_seed(derive_seed(seed, Stream.DROPOUT, step))
-        result = objective.step_loss(model, step)
-        optimizer.zero_grad(set_to_none=True)
-        result.loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, MAX_GRAD_NORM)
-        optimizer.step()
-        values = torch.stack(
-            [result.loss.detach().float()] + [result.terms[name].float() for name in term_names]
-        )
-        tracker.add(step, values, result.tokens)
-        session_tokens += result.tokens
-        done = step + 1
-        if progress is not None:
-            host = values.tolist()
-            elapsed = time.perf_counter() - started
-            ran = done - start
-            progress(
-                TrainingStatus(
-                    step=done,
-                    total=total,
-                    loss=host[0],
-                    terms=dict(zip(term_names, host[1:], strict=True)),
-                    tokens_per_s=session_tokens / elapsed if elapsed > 0 else 0.0,
-                    eta_s=elapsed / ran * (total - done) if ran else None,
-                    resumed_from=resumed,
+    # The last step whose update, bookkeeping and hook are whole (None in the middle of
+    # one), and the step of the checkpoint on disk: an interrupt saves the former.
+    finished: int | None = start
+    saved = start
+    if resumed is not None:
+        note_checkpoint(resumed)
+    try:
+        for step in range(start, total):
+            for group in optimizer.param_groups:
+                group["lr"] = settings.learning_rate * lr_factor(step, total, settings.warmup)
+            torch.manual_seed(derive_seed(seed, Stream.DROPOUT, step))
+            result = objective.step_loss(model, step)
+            optimizer.zero_grad(set_to_none=True)
+            result.loss.backward()
+            with deferred():  # the update and its bookkeeping end whole, or not at all
+                finished = None
+                torch.nn.utils.clip_grad_norm_(params, MAX_GRAD_NORM)
+                optimizer.step()
+                values = torch.stack(
+                    [result.loss.detach().float()]
+                    + [result.terms[name].float() for name in term_names]
                 )
-            )
-        if hook is not None:
-            hook.after_step(done, total)
-        interrupted = stop_after is not None and done - start >= stop_after and done < total
-        if done < total and (done % settings.checkpoint_every == 0 or interrupted):
-            save(done)
-        if interrupted:
-            raise TrainingInterrupted(done)
+                tracker.add(step, values, result.tokens)
+                session_tokens += result.tokens
+                done = step + 1
+                if progress is not None:
+                    elapsed = time.perf_counter() - started
+                    progress(
+                        _status(
+                            values,
+                            term_names,
+                            done,
+                            total,
+                            elapsed,
+                            resumed,
+                            ran=done - start,
+                            tokens=session_tokens,
+                        )
+                    )
+                if hook is not None:
+                    hook.after_step(done, total)
+                interrupted = stop_after is not None and done - start >= stop_after
+                interrupted = interrupted and done < total
+                if done < total and (done % settings.checkpoint_every == 0 or interrupted):
+                    save(done)
+                    saved = done
+                finished = done
+            fault_point("train-step")
+            if interrupted:
+                raise TrainingInterrupted(done)
+    except (KeyboardInterrupt, Interrupted):
+        # Ctrl-C or SIGTERM: keep every finished step (not the last: it is no checkpoint).
+        if finished is not None and saved < finished < total:
+            with deferred():
+                save(finished)
+        raise
     tracker.seconds = seconds_before + (time.perf_counter() - started)
     return LoopResult(
         steps=total,
@@ -210,4 +241,29 @@ def run_loop(
         last_loss=tracker.last_loss,
         curve=tracker.curve,
         trainable_parameters=sum(p.numel() for p in params),
+    )
+
+
+def _status(
+    values: torch.Tensor,
+    term_names: tuple[str, ...],
+    done: int,
+    total: int,
+    elapsed: float,
+    resumed: int | None,
+    *,
+    ran: int,
+    tokens: int,
+) -> TrainingStatus:
+    """The progress report after step `done`: its loss and terms; the speed and ETA of
+    the `ran` steps and `tokens` of this session, in `elapsed` seconds."""
+    host = values.tolist()
+    return TrainingStatus(
+        step=done,
+        total=total,
+        loss=host[0],
+        terms=dict(zip(term_names, host[1:], strict=True)),
+        tokens_per_s=tokens / elapsed if elapsed > 0 else 0.0,
+        eta_s=elapsed / ran * (total - done) if ran else None,
+        resumed_from=resumed,
     )
