@@ -2,8 +2,8 @@
 
 User errors (bad spec, bad data file, unknown name, unreachable model, a path that cannot
 be read or written) print a short message and exit 2; bugs keep their traceback. Ctrl-C
-and SIGTERM print one line saying what was saved and exit 130 / 143 (`main`). `run` and `compare` end with a summary:
-the verdict, what the exit code means and which file to open.
+and SIGTERM print one line saying what was saved and exit 130 / 143 (`main`). `run` and
+`compare` end with a summary: the verdict, what the exit code means and which file to open.
 """
 
 from __future__ import annotations
@@ -378,9 +378,9 @@ def compare(
     from audit.studies import paired_test
 
     def action() -> tuple[list[Path], list[str]]:
+        report = read_comparison(baseline, candidate, paired_test=paired_test)
         folder = out or Path("reports/compare")
         check_output_dir(folder)
-        report = read_comparison(baseline, candidate, paired_test=paired_test)
         for warning in report.unread:
             typer.echo(f"warning: {warning}", err=True)
         _writing_report()

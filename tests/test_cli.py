@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -241,3 +243,112 @@ def test_plan_counts_what_the_run_counts_and_says_what_computes_nothing(tmp_path
     assert [u["sentences"] for u in units] == [6]
     again = runner.invoke(app, ["plan", str(spec), "--cache-dir", cache])
     assert "3 pairs (6 sentences); all in the cache" in again.output
+
+
+def _no_model_may_load(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    import audit.models.load
+
+    loaded: list[str] = []
+    monkeypatch.setattr(audit.models.load, "load_model", lambda spec, **_: loaded.append(spec.id))
+    return loaded
+
+
+def _one_error_line(output: str) -> str:
+    assert "Traceback" not in output
+    (line,) = [line for line in output.splitlines() if line.startswith("error: ")]
+    return line
+
+
+def test_an_out_folder_under_a_regular_file_is_refused_before_any_model_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    (tmp_path / "file").write_text("x")
+    loaded = _no_model_may_load(monkeypatch)
+    out = tmp_path / "file" / "out"
+    result = runner.invoke(
+        app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
+    )
+    assert result.exit_code == 2, result.output
+    assert _one_error_line(result.output) == (
+        f"error: {out}: Not a directory; a part of this path is a regular file, not a "
+        "folder: choose another path"
+    )
+    assert loaded == []
+
+
+@pytest.mark.parametrize(
+    ("code", "strerror", "hint"),
+    [
+        (errno.EACCES, "Permission denied", "change its permissions or choose another folder"),
+        (errno.EROFS, "Read-only file system", "the file system is read-only"),
+        (errno.ENOSPC, "No space left on device", "the disk is full"),
+    ],
+)
+def test_an_out_folder_that_cannot_be_written_is_refused_before_any_model_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, strerror: str, hint: str
+) -> None:
+    """Injected, since permission bits do not stop root (the tests may run as root)."""
+    from audit import output_check
+
+    def refuse(path: Path, mode: str) -> None:
+        raise OSError(code, strerror, str(path))
+
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    monkeypatch.setattr(output_check, "open", refuse, raising=False)
+    loaded = _no_model_may_load(monkeypatch)
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
+    )
+    assert result.exit_code == 2, result.output
+    assert _one_error_line(result.output).startswith(f"error: {out}: {strerror}; {hint}")
+    assert loaded == [] and list(out.iterdir()) == []
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="permission bits do not stop root")
+def test_a_read_only_out_folder_is_refused(tmp_path: Path) -> None:
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    out = tmp_path / "out"
+    out.mkdir(mode=0o555)
+    result = runner.invoke(
+        app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
+    )
+    assert result.exit_code == 2, result.output
+    assert _one_error_line(result.output).startswith(f"error: {out}: Permission denied; ")
+
+
+@pytest.mark.parametrize("full_at", ["scores.parquet", "results.json", "report.html"])
+def test_a_full_disk_while_writing_exits_2_and_names_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, full_at: str
+) -> None:
+    from audit import atomic_write
+
+    real_sync = atomic_write._sync
+
+    def full(path: Path) -> None:
+        if path.name.startswith(f".{Path(full_at).stem}.tmp-"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_sync(path)
+
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    monkeypatch.setattr(atomic_write, "_sync", full)
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
+    )
+    assert result.exit_code == 2, result.output
+    assert _one_error_line(result.output) == (
+        f"error: {out / full_at}: No space left on device; the disk is full: free some "
+        "space or choose a folder on another disk"
+    )
+    assert not (out / full_at).exists()
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+def test_render_into_a_folder_under_a_regular_file_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    results = REPO / "tests/fixtures/results_v1_demo.json"
+    result = runner.invoke(app, ["render", str(results), "--out", str(tmp_path / "file" / "r")])
+    assert result.exit_code == 2
+    assert _one_error_line(result.output).startswith(f"error: {tmp_path / 'file' / 'r'}: ")
