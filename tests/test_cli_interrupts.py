@@ -145,3 +145,44 @@ def test_sigterm_from_outside_stops_a_real_audit_process(tmp_path: Path) -> None
         .startswith("interrupted (SIGTERM): 2 of 6 sentences of tiny · mine · ll are saved")
     )
     assert "Traceback" not in err
+
+
+VARIANT = """\
+variants:
+  - id: gpt2-dropout
+    base: tiny
+    method: dropout
+    corpus: {path: corpus.txt}
+    training: {steps: 4, batch_size: 4, max_length: 16, checkpoint_every: 10}
+"""
+
+
+def test_an_interrupt_while_training_checkpoints_the_last_step_and_the_rerun_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import audit.training.loop as loop
+
+    argv = _argv(tmp_path)
+    spec = Path(argv[1])
+    spec.write_text(spec.read_text() + VARIANT)
+    corpus = [f"{w} is a {job} ." for w in ("he", "she") for job in ("doctor", "nurse", "cook")]
+    (tmp_path / "corpus.txt").write_text("\n".join(corpus * 2) + "\n")
+    steps: list[str] = []
+
+    def point(name: str) -> None:
+        steps.append(name)
+        if len(steps) == 2:
+            os.kill(os.getpid(), signal.SIGINT)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(loop, "fault_point", point)
+        assert _main(argv, patched) == 130
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == (
+        "interrupted (SIGINT): training gpt2-dropout (dropout of tiny) keeps its checkpoint "
+        f"at step 2 of 4; rerun `audit {' '.join(argv)}` to resume"
+    )
+    again = CliRunner().invoke(app, argv)
+    assert again.exit_code == 0, again.output
+    (variant,) = json.loads((tmp_path / "out" / "results.json").read_text())["variants"]
+    assert variant["summary"]["resumed_from_step"] == 2 and variant["summary"]["steps"] == 4
