@@ -259,18 +259,23 @@ def _one_error_line(output: str) -> str:
     return line
 
 
-def test_an_out_folder_under_a_regular_file_is_refused_before_any_model_loads(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _run_refused(tmp_path: Path, out: Path) -> str:
+    """`audit run` of the tiny spec into `out`: it must exit 2; its one error line."""
     spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
-    (tmp_path / "file").write_text("x")
-    loaded = _no_model_may_load(monkeypatch)
-    out = tmp_path / "file" / "out"
     result = runner.invoke(
         app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
     )
     assert result.exit_code == 2, result.output
-    assert _one_error_line(result.output) == (
+    return _one_error_line(result.output)
+
+
+def test_an_out_folder_under_a_regular_file_is_refused_before_any_model_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "file").write_text("x")
+    loaded = _no_model_may_load(monkeypatch)
+    out = tmp_path / "file" / "out"
+    assert _run_refused(tmp_path, out) == (
         f"error: {out}: Not a directory; a part of this path is a regular file, not a "
         "folder: choose another path"
     )
@@ -294,28 +299,18 @@ def test_an_out_folder_that_cannot_be_written_is_refused_before_any_model_loads(
     def refuse(path: Path, mode: str) -> None:
         raise OSError(code, strerror, str(path))
 
-    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
     monkeypatch.setattr(output_check, "open", refuse, raising=False)
     loaded = _no_model_may_load(monkeypatch)
     out = tmp_path / "out"
-    result = runner.invoke(
-        app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
-    )
-    assert result.exit_code == 2, result.output
-    assert _one_error_line(result.output).startswith(f"error: {out}: {strerror}; {hint}")
+    assert _run_refused(tmp_path, out).startswith(f"error: {out}: {strerror}; {hint}")
     assert loaded == [] and list(out.iterdir()) == []
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="permission bits do not stop root")
 def test_a_read_only_out_folder_is_refused(tmp_path: Path) -> None:
-    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
     out = tmp_path / "out"
     out.mkdir(mode=0o555)
-    result = runner.invoke(
-        app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
-    )
-    assert result.exit_code == 2, result.output
-    assert _one_error_line(result.output).startswith(f"error: {out}: Permission denied; ")
+    assert _run_refused(tmp_path, out).startswith(f"error: {out}: Permission denied; ")
 
 
 @pytest.mark.parametrize("full_at", ["scores.parquet", "results.json", "report.html"])
@@ -331,14 +326,9 @@ def test_a_full_disk_while_writing_exits_2_and_names_the_file(
             raise OSError(errno.ENOSPC, "No space left on device")
         real_sync(path)
 
-    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
     monkeypatch.setattr(atomic_write, "_sync", full)
     out = tmp_path / "out"
-    result = runner.invoke(
-        app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
-    )
-    assert result.exit_code == 2, result.output
-    assert _one_error_line(result.output) == (
+    assert _run_refused(tmp_path, out) == (
         f"error: {out / full_at}: No space left on device; the disk is full: free some "
         "space or choose a folder on another disk"
     )

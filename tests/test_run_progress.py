@@ -13,12 +13,17 @@ def _record() -> tuple[RunProgress, TrackingDisplay]:
     return record, TrackingDisplay(SilentDisplay(), record)
 
 
+def _bar(display: TrackingDisplay, key: str, description: str, total: int, done: int) -> None:
+    """A bar that counted `done` of `total` and finished (complete when done == total)."""
+    display.start(key, description, total)
+    display.advance(key, done)
+    display.finish(key)
+
+
 def test_scoring_units_done_and_in_progress() -> None:
     record, display = _record()
     display.stage("scoring")
-    display.start("m/a/ll", "m · a · ll", 10)
-    display.advance("m/a/ll", 10)
-    display.finish("m/a/ll")
+    _bar(display, "m/a/ll", "m · a · ll", 10, 10)
     display.start("m/b/aul", "m · b · aul", 3014)
     display.advance("m/b/aul", 1024)
     display.advance("m/b/aul", 512)
@@ -32,9 +37,7 @@ def test_scoring_units_done_and_in_progress() -> None:
 def test_a_training_keeps_its_checkpoint() -> None:
     record, display = _record()
     display.stage("variants")
-    display.start("train v1", "training v1 (cda of m)", 100)
-    display.advance("train v1", 100)
-    display.finish("train v1")
+    _bar(display, "train v1", "training v1 (cda of m)", 100, 100)
     record.checkpoint(20)  # resumed from step 20 before the bar started
     display.start("train v2", "training v2 (cda of m) (resuming)", 100)
     display.advance("train v2", 20)
