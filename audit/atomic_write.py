@@ -4,7 +4,8 @@ Each file is written to a temporary file in the same folder (`.<stem>.tmp-<pid><
 flushed to disk (fsync) and then renamed over the target with `os.replace`, which is
 atomic on one file system. A crash, a kill or a full disk therefore never leaves half a
 file: the target is either the earlier complete file or the new complete one, and a
-failed write removes its temporary file. An operating-system error is raised again
+failed write removes its temporary file (one that a killed process left behind is removed
+by the next write of the same file). An operating-system error is raised again
 naming the target (not the temporary file), for `audit.path_errors` to turn into one line.
 
 The fault points `write-before-replace` and `write-replaced` (`audit.faults`) let the
@@ -13,7 +14,9 @@ crash tests kill the process on either side of the rename.
 
 from __future__ import annotations
 
+import glob
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,6 +36,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
     put in place of `path`. On any error or interrupt the temporary file is removed and
     `path` is left as it was."""
     tmp = temporary_path(path)
+    remove_stale(path.parent, f".{path.stem}.tmp-", path.suffix)
     try:
         try:
             yield tmp
@@ -58,6 +62,32 @@ def write_bytes_atomic(path: Path, data: bytes) -> Path:
 def write_text_atomic(path: Path, text: str, encoding: str = "utf-8") -> Path:
     """Write `text` to `path` atomically; returns `path`."""
     return write_bytes_atomic(path, text.encode(encoding))
+
+
+def remove_stale(folder: Path, prefix: str, suffix: str = "") -> None:
+    """Remove the temporary files (or folders) `<prefix><pid><suffix>` in `folder` that a
+    process killed while writing left behind: those whose process is gone."""
+    if not folder.is_dir():
+        return
+    for entry in folder.glob(f"{glob.escape(prefix)}*{glob.escape(suffix)}"):
+        pid = entry.name[len(prefix) : len(entry.name) - len(suffix)]
+        if pid.isdigit() and not _alive(int(pid)):
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
 
 
 def _sync(path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -73,6 +74,17 @@ def test_killed_on_either_side_of_the_rename_leaves_a_whole_file(
 
 
 def _env() -> dict[str, str]:
-    import os
-
     return {k: v for k, v in os.environ.items() if not k.startswith("AUDIT_FAULT")}
+
+
+def test_a_temporary_file_of_a_killed_process_is_removed_by_the_next_write(
+    tmp_path: Path,
+) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    left = tmp_path / f".results.tmp-{dead.stdout.strip()}.json"
+    left.write_text('{"half')
+    alive = tmp_path / f".results.tmp-{os.getppid()}.json"  # a live process's: kept
+    alive.write_text("{")
+    write_text_atomic(tmp_path / "results.json", "{}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [alive.name, "results.json"]

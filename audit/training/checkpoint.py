@@ -4,7 +4,8 @@ curve), plus any state of the objective (AT's attribute vectors).
 
 Written atomically: into `checkpoint.tmp-<pid>/`, then the old checkpoint is moved to
 `checkpoint.old/`, the new one renamed into place and the old one removed. A crash
-between the renames leaves `checkpoint.old/`, which the next load puts back.
+between the renames leaves `checkpoint.old/`, which the next load puts back; a
+`checkpoint.tmp-<pid>/` of a killed process is removed by the next save.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 import torch
 
+from audit.atomic_write import remove_stale
 from audit.errors import AuditUserError
 
 CHECKPOINT_DIR = "checkpoint"
@@ -47,6 +49,7 @@ def save_checkpoint(work_dir: Path, checkpoint: Checkpoint) -> None:
     tmp = work_dir / f"{CHECKPOINT_DIR}.tmp-{os.getpid()}"
     old = work_dir / f"{CHECKPOINT_DIR}.old"
     shutil.rmtree(tmp, ignore_errors=True)
+    remove_stale(work_dir, f"{CHECKPOINT_DIR}.tmp-")  # left by a killed training
     tmp.mkdir()
     payload = {
         "format": FORMAT,

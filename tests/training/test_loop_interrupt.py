@@ -89,3 +89,16 @@ def test_a_plain_keyboard_interrupt_saves_too(tmp_path: Path) -> None:
     with pytest.raises(KeyboardInterrupt):
         _interrupted(tmp_path / "w", KeyboardAt(seed=5))
     assert _step_on_disk(tmp_path / "w") == 3
+
+
+def test_a_checkpoint_folder_left_by_a_killed_training_is_removed(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    left = tmp_path / "w" / f"checkpoint.tmp-{dead.stdout.strip()}"
+    left.mkdir(parents=True)
+    (left / "state.pt").write_bytes(b"half")
+    _train(tmp_path / "w")
+    assert sorted(p.name for p in (tmp_path / "w").iterdir()) == ["checkpoint"]
