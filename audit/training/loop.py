@@ -222,7 +222,7 @@ def run_loop(
                     save(done)
                     saved = done
                 finished = done
-            fault_point("train-step")
+            fault_point(f"{what}-step")
             if interrupted:
                 raise TrainingInterrupted(done)
     except (KeyboardInterrupt, Interrupted):

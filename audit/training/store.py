@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
+from audit.faults import fault_point
+
 WORK_FOLDER = "work"
 #: The checkpoint folder inside `work/` (`audit.training.checkpoint.CHECKPOINT_DIR`).
 CHECKPOINT_FOLDER = "checkpoint"
@@ -82,5 +84,7 @@ class ArtefactStore:
         checkpoints."""
         tmp = self.done_file.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(record, indent=2), encoding="utf-8")
+        fault_point("store-before-done")
         os.replace(tmp, self.done_file)
+        fault_point("store-done")
         shutil.rmtree(self.work_dir, ignore_errors=True)
