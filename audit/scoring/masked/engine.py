@@ -240,7 +240,7 @@ def _copies_batch(
 
 
 def _unmasked_batch(
-    model: torch.nn.Module,
+    loaded: LoadedModel,
     ids: torch.Tensor,
     attention: torch.Tensor,
     reads: tuple[np.ndarray, np.ndarray],
@@ -250,7 +250,7 @@ def _unmasked_batch(
     with `with_attention` the attention each of them receives."""
     row_t, col_t = to_device(reads[0], ids.device), to_device(reads[1], ids.device)
     logits, attentions = gathered_logits(
-        model, ids, attention, row_t, col_t, output_attentions=with_attention
+        loaded.model, ids, attention, row_t, col_t, output_attentions=with_attention
     )
     scores = log_probs_of_targets(logits, ids[row_t, col_t].unsqueeze(1))[:, 0]
     if attentions is None:
@@ -300,7 +300,7 @@ def run_unmasked(
             host_rows = np.array(rows, dtype=np.int64)
             host_cols = np.array(cols, dtype=np.int64)
             run = partial(
-                _unmasked_batch, model, ids, attention, (host_rows, host_cols), with_attention
+                _unmasked_batch, loaded, ids, attention, (host_rows, host_cols), with_attention
             )
             with ticks.batch(len(batch)):
                 inputs = [host_ids, host_attention, host_rows, host_cols]
