@@ -117,5 +117,6 @@ def unit_record(outcome: UnitOutcome) -> UnitRecord:
         computed=outcome.computed,
         cached=outcome.cached,
         corrupt=outcome.corrupt,
+        set_aside=list(outcome.set_aside),
         seconds=outcome.seconds,
     )

@@ -279,6 +279,35 @@ def skipped_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None
     )
 
 
+def cache_repair_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    """Score cache entries found corrupt (recomputed) and cache database files that an
+    integrity check proved corrupt (set aside, renamed, and their scores recomputed)."""
+    units = [u for u in index.result.units if u.corrupt or u.set_aside]
+    if not units:
+        return None
+    found = [
+        f"{u.model} x {u.dataset} x {index.cards.scorer_name(u.scorer)}: "
+        + "; ".join(
+            (
+                [f"{plural(u.corrupt, 'corrupt entry', 'corrupt entries')} recomputed"]
+                if u.corrupt
+                else []
+            )
+            + [f"database set aside as {path}" for path in u.set_aside]
+        )
+        for u in units
+    ]
+    return Caveat(
+        id="cache-repaired",
+        title="Score cache damage found and repaired",
+        text="Some cached scores failed their checksum, or a cache database failed its "
+        "integrity check and was set aside (kept for inspection): the affected scores were "
+        "computed again in this run, so the numbers do not depend on the damaged data.",
+        trigger=_listed(found, limit=len(found)),
+        severity="info",
+    )
+
+
 #: Fewer parameters than BERT-base (110 million): a small model.
 SMALL_MODEL = 100_000_000
 #: Fewer optimiser steps than this: a short training.
@@ -368,6 +397,7 @@ RULES: tuple[CaveatRule, ...] = (
     no_interval_caveat,
     skipped_caveat,
     small_variants_caveat,
+    cache_repair_caveat,
 )
 
 

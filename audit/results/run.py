@@ -49,6 +49,11 @@ class UnitRecord(Record):
     computed: int = Field(description="Cache entries computed in this run.")
     cached: int = Field(description="Cache entries reused from earlier runs.")
     corrupt: int = Field(default=0, description="Cache entries found corrupt and recomputed.")
+    set_aside: list[str] = Field(
+        default_factory=list,
+        description="Cache database files an integrity check proved corrupt, set aside "
+        "(renamed) and recomputed (results_version 2.2).",
+    )
     seconds: float
 
 

@@ -1,4 +1,4 @@
-"""The version of the results.json format: MAJOR.MINOR, written as a string ("2.1").
+"""The version of the results.json format: MAJOR.MINOR, written as a string ("2.2").
 
 - A new field or section raises MINOR. A reader accepts a file of a newer MINOR of its
   MAJOR: it leaves out what it does not know and says so (`audit.results.unknown`).
@@ -8,6 +8,7 @@
 - Files written before this scheme carry a bare integer: 1 (migrated) or 2, read as 2.0.
   Version 2.0 is every section written under "2" (variants, corpora, meta_evaluations,
   extrinsic, precision_checks included).
+- 2.2 adds `units[].set_aside`: cache database files set aside as corrupt.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """
@@ -45,7 +46,7 @@ class ResultsVersion(NamedTuple):
 
 
 #: The version this code writes. 2.1 added `version` to every plug-in card.
-RESULTS_VERSION = ResultsVersion(2, 1)
+RESULTS_VERSION = ResultsVersion(2, 2)
 
 
 def _normalise(value: object) -> str:

@@ -11,16 +11,16 @@ Each namespace keeps a readable `manifest.json` next to its `scores.sqlite`.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import sqlite3
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from audit.errors import AuditUserError
 from audit.scoring.base import ScorerInfo, ScorerOptions, SentenceScore
+from audit.scoring.cache_db import folder_writable, open_database
 
 #: Bump when the on-disk layout changes; old namespaces are then simply not found.
 CACHE_LAYOUT = "1"
@@ -57,42 +57,41 @@ class CacheStats:
 
 
 class ScoreNamespace:
-    """The entries of one (model fingerprint, scorer, options) combination."""
+    """The entries of one (model fingerprint, scorer, options) combination.
+
+    Opened read-only when the cache cannot be written (`read_only`): it then reads what
+    is there and writes nothing. `set_aside` lists the database files found corrupt and
+    renamed while opening it."""
 
     def __init__(self, folder: Path, manifest: Mapping[str, object]) -> None:
         self.folder = folder
-        self.folder.mkdir(parents=True, exist_ok=True)
+        writable = folder_writable(folder)
         manifest_path = folder / "manifest.json"
-        if not manifest_path.exists():
+        if writable and not manifest_path.exists():
             manifest_path.write_text(json.dumps(manifest, indent=2, sort_keys=True))
-        self._db_path = folder / "scores.sqlite"
-        self._db = self._open()
+        self.db_path = folder / "scores.sqlite"
+        opened = open_database(self.db_path, writable=writable)
+        self._db = opened.connection
+        self.read_only = opened.read_only
+        self.set_aside = tuple(opened.set_aside)
 
-    def _open(self) -> sqlite3.Connection:
-        try:
-            db = sqlite3.connect(self._db_path)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS entries "
-                "(key TEXT PRIMARY KEY, payload TEXT NOT NULL, checksum TEXT NOT NULL)"
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The open connection, for writing (a read-only namespace has none to write)."""
+        if self._db is None or self.read_only:
+            raise AuditUserError(
+                f"the score cache {self.folder} cannot be written: make it writable or "
+                "choose another cache folder (--cache-dir)"
             )
-            db.execute("SELECT count(*) FROM entries").fetchone()
-            return db
-        except sqlite3.DatabaseError:
-            # An unreadable file is set aside (kept for inspection) and started afresh.
-            with contextlib.suppress(NameError):
-                db.close()
-            broken = self._db_path.with_name(f"scores.corrupt-{int(time.time())}.sqlite")
-            self._db_path.rename(broken)
-            for suffix in ("-wal", "-shm"):
-                Path(str(self._db_path) + suffix).unlink(missing_ok=True)
-            return self._open()
+        return self._db
 
     def get_many(self, keys: Iterable[str]) -> tuple[dict[str, Entry], CacheStats]:
         """The valid entries among `keys`; corrupt ones are deleted and counted."""
         wanted = list(dict.fromkeys(keys))
         found: dict[str, Entry] = {}
         corrupt: list[str] = []
+        if self._db is None:
+            return found, CacheStats(hits=0, corrupt=0)
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             marks = ",".join("?" * len(chunk))
@@ -105,7 +104,7 @@ class ScoreNamespace:
                     corrupt.append(key)
                 else:
                     found[key] = entry
-        if corrupt:
+        if corrupt and not self.read_only:
             self._db.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in corrupt])
             self._db.commit()
         return found, CacheStats(hits=len(found), corrupt=len(corrupt))
@@ -115,11 +114,12 @@ class ScoreNamespace:
         for key, entry in entries.items():
             payload = _payload(entry)
             rows.append((key, payload, _checksum(key, payload)))
-        self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
-        self._db.commit()
+        self.db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
+        self.db.commit()
 
     def close(self) -> None:
-        self._db.close()
+        if self._db is not None:
+            self._db.close()
 
 
 def _decode(key: str, payload: str, checksum: str) -> Entry | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -23,6 +24,7 @@ from audit.scoring.base import (
     SentenceScore,
     SentenceScorer,
 )
+from audit.scoring.batch_journal import journaled
 from audit.scoring.batching import (
     free_memory,
     head_chunk_rows_for_memory,
@@ -111,8 +113,12 @@ def causal_log_likelihoods(
     sums: list[torch.Tensor] = []  # per batch, left on the device until every batch has run
     with torch.inference_mode(), LayerTicks(model.model, progress) as ticks:
         for batch in pack_by_length([len(x) for x in ids], budget):
+            batch_ids = [ids[i] for i in batch]
+            inputs = [np.array([len(x) for x in batch_ids]), np.concatenate(batch_ids)]
             with ticks.batch(len(batch)):
-                sums.append(_score_batch(model, [ids[i] for i in batch], context, pad_id))
+                run = partial(_score_batch, model, batch_ids, context, pad_id)
+                (batch_sums,) = journaled(f"causal/{context}/{pad_id}", inputs, run)
+            sums.append(batch_sums)
             order.extend(batch)
     results: list[SentenceScore | None] = [None] * len(texts)
     totals = [float(value) for host in to_host(sums) for value in host]
@@ -134,7 +140,7 @@ HEAD_CHUNK_ROWS = 128
 
 def _score_batch(
     model: LoadedModel, batch_ids: list[list[int]], context: int, pad_id: int
-) -> torch.Tensor:
+) -> list[torch.Tensor]:
     """Per sequence, the float64 sum of its target log-probabilities, on the device.
 
     Inputs and target positions are built on the host and sent without blocking, and the
@@ -168,7 +174,7 @@ def _score_batch(
     )
     sums = torch.zeros(len(batch_ids), dtype=torch.float64, device=token_lp.device)
     sums.index_add_(0, row_t.to(token_lp.device), token_lp.double())
-    return sums
+    return [sums]
 
 
 def _head_is_plain(model: LoadedModel) -> bool:

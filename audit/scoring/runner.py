@@ -1,7 +1,15 @@
 """Run one scoring unit through the score cache, and read its entries back.
 
-Work is done in chunks and each chunk is written to the cache as soon as it is scored,
-so an interrupted run loses at most one chunk. The table's rows are always read back
+Work is done in chunks of `CHUNK` entries (a chunk's sentences are packed into forward
+batches together, so chunks keep the batches, and the scores, of an uninterrupted run)
+and each chunk's entries are committed as soon as it is scored. Inside a chunk every
+forward batch's results are committed to the namespace's batch journal
+(`audit.scoring.batch_journal`) as it finishes, and a rerun takes them from there: a
+killed run (SIGKILL at any moment) loses at most one forward batch, and the rerun's
+scores are bit-identical to an uninterrupted run's. A unit holds its namespace's lock
+(`audit.scoring.cache_lock`) while it fills it, so concurrent runs on one cache never
+compute an entry twice. A read-only cache is only read: a unit that would have to write
+to it is refused (`AuditUserError`) before its model loads. The table's rows are always read back
 from the cache (`audit.scoring.table`), never held from the computation. Every unit is
 scored the same way: its scorer's registered input shape (`audit.scoring.inputs`) says
 which entries it needs and which scoring call fills them.
@@ -12,10 +20,15 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from audit.errors import AuditUserError
+from audit.faults import fault_point
 from audit.ids import PluginId
+from audit.scoring.batch_journal import journal_batches
 from audit.scoring.cache import CacheStats, Entry, ModelIdentity, ScoreCache, ScoreNamespace
+from audit.scoring.cache_lock import namespace_lock
 from audit.scoring.catalog import SCORERS
 from audit.scoring.inputs import ScorerInput, scorer_input
 from audit.scoring.units import ScoreUnit, UnitOutcome
@@ -105,6 +118,7 @@ class UnitWork:
     jobs: list[Job]
     missing: list[Job]
     stats: CacheStats
+    set_aside: tuple[Path, ...] = ()  # database files found corrupt and renamed
 
     def work(self, jobs: list[Job] | None = None) -> int:
         """Sentences scored for `jobs` (default: all the unit's), as progress counts them."""
@@ -119,14 +133,26 @@ class UnitWork:
             cached=self.stats.hits,
             corrupt=self.stats.corrupt,
             seconds=round(seconds, 3),
+            set_aside=tuple(str(p) for p in self.set_aside),
         )
 
 
 def unit_work(unit: ScoreUnit, *, dataset: LoadedDataset, namespace: ScoreNamespace) -> UnitWork:
-    """The unit's entries and which of them are missing from its (open) namespace."""
+    """The unit's entries and which of them are missing from its (open) namespace.
+
+    Raises `AuditUserError` when some are missing and the namespace cannot be written:
+    a read-only cache is only read, before any model loads or anything is scored."""
     jobs = unit_jobs(unit.scorer, dataset)
     found, stats = namespace.get_many(j.key for j in jobs)
-    return UnitWork(unit, jobs, [j for j in jobs if j.key not in found], stats)
+    missing = [j for j in jobs if j.key not in found]
+    if missing and namespace.read_only:
+        raise AuditUserError(
+            f"the score cache {namespace.folder} cannot be written, and "
+            f"{unit.model}/{unit.dataset}/{unit.scorer.label} needs {len(missing)} scores "
+            "that are not in it: make the cache folder writable, or choose a writable "
+            "cache folder with --cache-dir"
+        )
+    return UnitWork(unit, jobs, missing, stats, namespace.set_aside)
 
 
 def score_unit(
@@ -138,23 +164,38 @@ def score_unit(
     display: Display,
 ) -> UnitOutcome:
     """Fill the cache for every entry of `unit` that is not there yet; the model's
-    weights are loaded only if something is missing."""
+    weights are loaded only if something is missing. Holds the namespace's lock while it
+    looks up and fills entries; every forward batch is journaled as it finishes."""
     started = time.monotonic()
     namespace = open_namespace(unit.scorer, cache, model.identity)
     try:
-        work = unit_work(unit, dataset=dataset, namespace=namespace)
-        if work.missing:
-            loaded = model.get()
-            key = f"{unit.model}/{unit.dataset}/{unit.scorer.label}"
-            display.start(key, unit_label(unit), work.work(work.missing))
-            for entries in compute_entries(
-                unit.scorer, work.missing, loaded, progress=lambda n: display.advance(key, n)
-            ):
-                namespace.put_many(entries)
-            display.finish(key)
+        if namespace.read_only:
+            work = unit_work(unit, dataset=dataset, namespace=namespace)
+        else:
+            with namespace_lock(namespace.folder):
+                work = unit_work(unit, dataset=dataset, namespace=namespace)
+                if work.missing:
+                    _fill(work, namespace, model.get(), display)
     finally:
         namespace.close()
     return work.outcome(time.monotonic() - started)
+
+
+def _fill(work: UnitWork, namespace: ScoreNamespace, loaded: LoadedModel, display: Display) -> None:
+    """Score the missing entries, committing every chunk's entries and, inside a chunk,
+    every forward batch's results (`batch_journal`); the journal is emptied at the end."""
+    unit = work.unit
+    key = f"{unit.model}/{unit.dataset}/{unit.scorer.label}"
+    display.start(key, unit_label(unit), work.work(work.missing))
+    with journal_batches(namespace.db) as journal:
+        for entries in compute_entries(
+            unit.scorer, work.missing, loaded, progress=lambda n: display.advance(key, n)
+        ):
+            fault_point("score-batch-before-commit")
+            namespace.put_many(entries)
+            fault_point("score-batch-committed")
+        journal.clear()
+    display.finish(key)
 
 
 def unit_label(unit: ScoreUnit) -> str:

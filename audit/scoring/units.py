@@ -34,7 +34,8 @@ class ScoreUnit:
 @dataclass(frozen=True)
 class UnitOutcome:
     """What scoring one unit did: sentences it covers, cache entries computed now and
-    found from earlier runs (corrupt ones recomputed), and the seconds it took."""
+    found from earlier runs (corrupt ones recomputed), the seconds it took, and the cache
+    database files found corrupt and set aside (renamed) while opening its namespace."""
 
     unit: ScoreUnit
     sentences: int
@@ -42,3 +43,4 @@ class UnitOutcome:
     cached: int
     corrupt: int
     seconds: float
+    set_aside: tuple[str, ...] = ()

@@ -135,3 +135,26 @@ def test_normality_caveat_and_caption_only_with_a_gaussian_measure() -> None:
         assert chart is not None
         assert ("KLS" in chart.caption) is named
         assert "JSS" not in chart.caption
+
+
+def test_cache_repairs_are_listed() -> None:
+    from audit.results import UnitRecord
+
+    result = small_result([m("model-a", "bias_score", 52.0)], models=("model-a",))
+    assert "cache-repaired" not in caveats(result)
+    unit = UnitRecord(
+        model="model-a",
+        dataset="crows_pairs",
+        scorer=PluginId.of("ll"),
+        sentences=10,
+        computed=10,
+        cached=0,
+        corrupt=1,
+        set_aside=["cache/scores/ab/abc/scores.corrupt-1.sqlite"],
+        seconds=1.0,
+    )
+    repaired = caveats(result.model_copy(update={"units": [unit]}))["cache-repaired"]
+    assert repaired.trigger == (
+        "model-a x crows_pairs x ll: 1 corrupt entry recomputed; database set aside as "
+        "cache/scores/ab/abc/scores.corrupt-1.sqlite"
+    )

@@ -5,6 +5,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from audit.errors import AuditUserError
+from audit.scoring import cache_db
 from audit.scoring.base import SentenceScore
 from audit.scoring.cache import ScoreCache, text_key
 from audit.scoring.catalog import scorer_info
@@ -76,7 +80,7 @@ def test_unreadable_database_is_set_aside_and_rebuilt(tmp_path: Path) -> None:
     ns = _namespace(tmp_path)
     found, _ = ns.get_many([text_key(["s"])])
     assert found == {}
-    assert list(ns.folder.glob("scores.corrupt-*.sqlite"))
+    assert list(ns.folder.glob("scores.corrupt-*.sqlite")) == list(ns.set_aside)
     ns.put_many({text_key(["s"]): (SentenceScore(-1.0, 1),)})
     assert ns.get_many([text_key(["s"])])[0][text_key(["s"])][0].score == -1.0
 
@@ -94,3 +98,61 @@ def test_runtime_only_options_share_the_namespace(tmp_path: Path) -> None:
         model_fingerprint="f", scorer=cps, options=MaskedOptions(compat="reference")
     )
     assert small.folder == large.folder != reference.folder
+
+
+def test_set_aside_files_are_reported(tmp_path: Path) -> None:
+    ns = _namespace(tmp_path)
+    ns.close()
+    for extra in ns.folder.glob("scores.sqlite-*"):
+        extra.unlink()
+    (ns.folder / "scores.sqlite").write_bytes(b"this is not a database" * 100)
+    ns = _namespace(tmp_path)
+    assert [p.name for p in ns.set_aside] == [p.name for p in ns.folder.glob("scores.corrupt-*")]
+    assert len(ns.set_aside) == 1 and not ns.read_only
+
+
+def test_only_a_failed_integrity_check_proves_corruption(tmp_path: Path) -> None:
+    ns = _namespace(tmp_path)
+    ns.put_many({text_key(["s"]): (SentenceScore(-1.0, 1),)})
+    ns.close()
+    database = ns.folder / "scores.sqlite"
+    assert not cache_db.proves_corrupt(database)
+    assert not cache_db.proves_corrupt(tmp_path / "missing.sqlite")
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"this is not a database" * 100)
+    assert cache_db.proves_corrupt(garbage)
+
+
+def test_a_database_that_cannot_be_written_is_never_set_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ns = _namespace(tmp_path)
+    ns.put_many({text_key(["s"]): (SentenceScore(-1.0, 1),)})
+    ns.close()
+
+    def refuse(path: Path) -> sqlite3.Connection:
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(cache_db, "_open_for_writing", refuse)
+    with pytest.raises(AuditUserError, match=r"cannot open the score cache database .*readonly"):
+        _namespace(tmp_path)
+    assert not list(ns.folder.glob("scores.corrupt-*"))
+
+
+def test_a_read_only_namespace_reads_and_refuses_to_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As root, chmod does not stop writing: tell the cache what os.access would say.
+    ns = _namespace(tmp_path)
+    ns.put_many({text_key(["s"]): (SentenceScore(-1.0, 1),)})
+    ns.close()
+    monkeypatch.setattr(cache_db, "can_write", lambda _path: False)
+    ns = _namespace(tmp_path)
+    assert ns.read_only
+    assert ns.get_many([text_key(["s"])])[0][text_key(["s"])] == (SentenceScore(-1.0, 1),)
+    with pytest.raises(AuditUserError, match="cannot be written"):
+        ns.put_many({text_key(["t"]): (SentenceScore(-2.0, 1),)})
+    ns.close()
+    empty = _namespace(tmp_path, fingerprint="never-written")
+    assert empty.read_only and empty.get_many([text_key(["s"])])[0] == {}
+    assert not (empty.folder / "scores.sqlite").exists()

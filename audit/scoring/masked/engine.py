@@ -15,12 +15,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import torch
 
 from audit.models.device import use_all_cores
 from audit.models.loaded import LoadedModel
+from audit.scoring.batch_journal import journaled
 from audit.scoring.batching import default_token_budget, model_dims, pack_by_length
 from audit.scoring.layer_ticks import LayerTicks
 from audit.scoring.masked.forward import (
@@ -195,18 +197,15 @@ def run_masked_copies(
                     stats.pruned_rows += r
                     stats.pruned_attention_tokens_sq += len(members) * longest * longest
                     stats.pruned_row_tokens += r * longest
-            with ticks.batch(worth):
-                logits, _ = gathered_logits(
-                    loaded.model,
-                    ids,
-                    attention,
-                    to_device(np.array(read_rows, dtype=np.int64), device),
-                    to_device(np.array(read_cols, dtype=np.int64), device),
-                    prune_last_layer=prune,
-                )
-            pending.append(
-                (batch, n_reads, log_probs_of_targets(logits, to_device(targets, device)))
+            host_rows = np.array(read_rows, dtype=np.int64)
+            host_cols = np.array(read_cols, dtype=np.int64)
+            run = partial(
+                _copies_batch, loaded, ids, attention, (host_rows, host_cols), targets, prune
             )
+            with ticks.batch(worth):
+                inputs = [host_ids, host_attention, host_rows, host_cols, targets]
+                (log_probs,) = journaled(f"masked-copies/{prune}", inputs, run)
+            pending.append((batch, n_reads, log_probs))
     for (batch, n_reads, _), host in zip(pending, to_host([p[2] for p in pending]), strict=True):
         start = 0
         for index, count in zip(batch, n_reads, strict=True):
@@ -217,6 +216,46 @@ def run_masked_copies(
     if tracker.pending:  # no batch ran to report the sentences that needed none
         progress(tracker.pending)
     return results
+
+
+def _copies_batch(
+    loaded: LoadedModel,
+    ids: torch.Tensor,
+    attention: torch.Tensor,
+    reads: tuple[np.ndarray, np.ndarray],
+    targets: np.ndarray,
+    prune: bool,
+) -> list[torch.Tensor]:
+    """One forward batch of masked copies: the log-probabilities of the targets read."""
+    device = ids.device
+    logits, _ = gathered_logits(
+        loaded.model,
+        ids,
+        attention,
+        to_device(reads[0], device),
+        to_device(reads[1], device),
+        prune_last_layer=prune,
+    )
+    return [log_probs_of_targets(logits, to_device(targets, device))]
+
+
+def _unmasked_batch(
+    loaded: LoadedModel,
+    ids: torch.Tensor,
+    attention: torch.Tensor,
+    reads: tuple[np.ndarray, np.ndarray],
+    with_attention: bool,
+) -> list[torch.Tensor]:
+    """One forward batch of unmasked sentences: log P(w_i | S) at the read positions, and
+    with `with_attention` the attention each of them receives."""
+    row_t, col_t = to_device(reads[0], ids.device), to_device(reads[1], ids.device)
+    logits, attentions = gathered_logits(
+        loaded.model, ids, attention, row_t, col_t, output_attentions=with_attention
+    )
+    scores = log_probs_of_targets(logits, ids[row_t, col_t].unsqueeze(1))[:, 0]
+    if attentions is None:
+        return [scores]
+    return [scores, _attention_received(attentions, attention)[row_t, col_t]]
 
 
 def run_unmasked(
@@ -258,17 +297,15 @@ def run_unmasked(
             cols = [p for s in members for p in s.scored_positions]
             if stats is not None:
                 stats.head_rows += len(rows)
-            row_t = to_device(np.array(rows, dtype=np.int64), device)
-            col_t = to_device(np.array(cols, dtype=np.int64), device)
+            host_rows = np.array(rows, dtype=np.int64)
+            host_cols = np.array(cols, dtype=np.int64)
+            run = partial(
+                _unmasked_batch, loaded, ids, attention, (host_rows, host_cols), with_attention
+            )
             with ticks.batch(len(batch)):
-                logits, attentions = gathered_logits(
-                    model, ids, attention, row_t, col_t, output_attentions=with_attention
-                )
-            scores = log_probs_of_targets(logits, ids[row_t, col_t].unsqueeze(1))[:, 0]
+                inputs = [host_ids, host_attention, host_rows, host_cols]
+                outputs.extend(journaled(f"unmasked/{with_attention}", inputs, run))
             batches.append(batch)
-            outputs.append(scores)
-            if attentions is not None:
-                outputs.append(_attention_received(attentions, attention)[row_t, col_t])
     per_batch = 2 if with_attention else 1
     host = to_host(outputs)
     for number, batch in enumerate(batches):
