@@ -24,7 +24,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +39,7 @@ from audit.cluster.messages import (
     TrainRequest,
     UnitRequest,
 )
-from audit.cluster.shipping import SHIP_LIMIT, pack, shipped_size
+from audit.cluster.shipping import SHIP_LIMIT, pack, shipped_size, write_files
 from audit.cluster.worker import score_group, train_variant
 from audit.display import format_duration
 from audit.errors import AuditUserError
@@ -251,13 +251,7 @@ class RayExecutor:
         from audit.variants.jobs import remember_speed, speed_key
 
         staging = job.store.staging_dir()
-        for name, content in trained.files.items():
-            relative = PurePosixPath(name)
-            if relative.is_absolute() or ".." in relative.parts:
-                raise ValueError(f"refusing to store trained model file {name!r}")
-            target = staging.joinpath(*relative.parts)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
+        write_files(trained.files, staging, refusing="store trained model file")
         summary = trained.summary
         done = job.store.commit(
             staging, description=job.describe(), summary=summary, probe=trained.probe

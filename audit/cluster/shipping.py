@@ -34,6 +34,18 @@ def pack(request: ModelRequest) -> dict[str, bytes]:
     }
 
 
+def write_files(files: dict[str, bytes], folder: Path, *, refusing: str) -> None:
+    """Write `files` (POSIX paths relative to `folder`) into `folder`. A name that is
+    absolute or leads out with '..' is refused: "refusing to {refusing} {name!r}"."""
+    for name, content in files.items():
+        relative = PurePosixPath(name)
+        if relative.is_absolute() or ".." in relative.parts:
+            raise ValueError(f"refusing to {refusing} {name!r}")
+        target = folder.joinpath(*relative.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+
+
 def unpack(files: dict[str, bytes], folder: Path) -> None:
     """Write `files` into `folder` (atomically: a folder already there is kept, since the
     fingerprint check that follows decides whether it holds the right files)."""
@@ -41,13 +53,7 @@ def unpack(files: dict[str, bytes], folder: Path) -> None:
         return
     partial = folder.with_name(f"{folder.name}.partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
-    for name, content in files.items():
-        relative = PurePosixPath(name)
-        if relative.is_absolute() or ".." in relative.parts:
-            raise ValueError(f"refusing to write shipped model file {name!r}")
-        target = partial.joinpath(*relative.parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
+    write_files(files, partial, refusing="write shipped model file")
     try:
         os.replace(partial, folder)
     except OSError:  # another task on this node wrote it first

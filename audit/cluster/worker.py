@@ -179,10 +179,8 @@ def train_variant(request: TrainRequest) -> TrainedVariant:
     """A Ray task: train one variant job on its base (loaded in float32, as the run loads a
     base for training), probe it, and return the saved model folder's files. Checkpoints
     are kept in this node's cache, so a task that Ray retries here resumes."""
-    from audit.variants.build import _save
+    from audit.variants.build import probe_variant, save_variant, train_job
     from audit.variants.cache import VariantStore
-    from audit.variants.probe import probe_he_she
-    from audit.variants.trainer import train_model
 
     check_version(request.tool_version)
     started = time.monotonic()
@@ -191,31 +189,13 @@ def train_variant(request: TrainRequest) -> TrainedVariant:
     load_seconds = time.monotonic() - started
     job = request.job
     store = VariantStore.of(cache_dir, job.key)
-    summary = train_model(
-        loaded.model,
-        loaded.tokenizer,
-        model_type=loaded.model_type,
-        objective=job.objective,
-        data=job.data,
-        settings=job.training,
-        work_dir=store.work_dir,
-        device=loaded.device,
-        stop_after=request.stop_after,
-    )
-    probe = None
-    if request.occupations is not None:
-        probe = probe_he_she(
-            loaded.model,
-            loaded.tokenizer,
-            model_type=loaded.model_type,
-            occupations=request.occupations,
-            device=loaded.device,
-        )
+    summary = train_job(job, loaded, work_dir=store.work_dir, stop_after=request.stop_after)
+    probe = probe_variant(loaded, request.occupations)
     staging = cache_dir / "ray-staging" / f"{job.key}-{os.getpid()}"
     clear(staging)
     staging.mkdir(parents=True)
     try:
-        _save(loaded, staging)
+        save_variant(loaded, staging)
         files = {
             path.relative_to(staging).as_posix(): path.read_bytes()
             for path in sorted(staging.rglob("*"))

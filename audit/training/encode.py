@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from audit.errors import AuditUserError
+from audit.models.sequence_limit import sequence_limit
 
 if TYPE_CHECKING:
     import torch
@@ -48,23 +49,6 @@ class Batch:
             self.special.to(device, non_blocking=True),
             self.tokens,
         )
-
-
-#: Models whose position ids start after the padding index (two positions fewer).
-_OFFSET_POSITION_MODELS = frozenset({"roberta", "xlm-roberta", "camembert", "longformer"})
-
-
-def sequence_limit(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> int | None:
-    """The longest sequence the model accepts (position embeddings, tokenizer limit), or
-    None when neither says."""
-    config = model.config
-    limit = int(getattr(config, "max_position_embeddings", 0) or 0)
-    if limit and config.model_type in _OFFSET_POSITION_MODELS:
-        limit -= int(getattr(config, "pad_token_id", 1) or 1) + 1
-    tokenizer_limit = int(getattr(tokenizer, "model_max_length", 0) or 0)
-    if 0 < tokenizer_limit < 1_000_000:
-        limit = min(limit, tokenizer_limit) if limit else tokenizer_limit
-    return limit or None
 
 
 def bos_token_id(tokenizer: PreTrainedTokenizerBase, model: PreTrainedModel) -> int | None:

@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from audit.display import Display, format_duration
+from audit.models.gguf_cache import save_plain
 from audit.variants.cache import StoredVariant
 from audit.variants.jobs import VariantJob
 
 if TYPE_CHECKING:
     from audit.models.loaded import LoadedModel
+    from audit.results import ProbeRecord, TrainingSummary
     from audit.training.status import TrainingStatus
 
 
@@ -57,9 +59,6 @@ def _train_one(
     display: Display,
     stop_after: int | None,
 ) -> StoredVariant:
-    from audit.variants.probe import probe_he_she
-    from audit.variants.trainer import train_model
-
     key = f"train {job.model_id}"
     total = job.total_steps()
     label = f"training {job.model_id} ({job.method.name} of {job.base})"
@@ -75,29 +74,12 @@ def _train_one(
         display.relabel(key, f"{label}: loss {status.loss:.3f}{terms}")
 
     try:
-        summary = train_model(
-            loaded.model,
-            loaded.tokenizer,
-            model_type=loaded.model_type,
-            objective=job.objective,
-            data=job.data,
-            settings=job.training,
-            work_dir=job.store.work_dir,
-            device=loaded.device,
-            progress=progress,
-            stop_after=stop_after,
+        summary = train_job(
+            job, loaded, work_dir=job.store.work_dir, progress=progress, stop_after=stop_after
         )
     finally:
         display.finish(key)
-    probe = None
-    if occupations is not None:
-        probe = probe_he_she(
-            loaded.model,
-            loaded.tokenizer,
-            model_type=loaded.model_type,
-            occupations=occupations,
-            device=loaded.device,
-        )
+    probe = probe_variant(loaded, occupations)
     if summary.steps > (summary.resumed_from_step or 0):
         from audit.variants.jobs import remember_speed, speed_key
 
@@ -108,7 +90,7 @@ def _train_one(
             summary.seconds / summary.steps,
         )
     staging = job.store.staging_dir()
-    _save(loaded, staging)
+    save_variant(loaded, staging)
     done = job.store.commit(staging, description=job.describe(), summary=summary, probe=probe)
     display.info(
         f"{job.model_id}: trained {summary.steps} steps in {format_duration(summary.seconds)}"
@@ -121,28 +103,50 @@ def _train_one(
     return done
 
 
-def _save(loaded: LoadedModel, folder: Path) -> None:
-    """The trained model as a Hugging Face folder (safetensors, float32) with its tokenizer.
+def train_job(
+    job: VariantJob,
+    loaded: LoadedModel,
+    *,
+    work_dir: Path,
+    stop_after: int | None,
+    progress: Callable[[TrainingStatus], None] | None = None,
+) -> TrainingSummary:
+    """Train `loaded`'s model in place on the job's objective, data and settings, with
+    its checkpoints in `work_dir`."""
+    from audit.variants.trainer import train_model
 
-    A model read from a GGUF file carries transformers' GGUF "quantizer" although its
-    weights were de-quantized to float32 on loading (and then trained): it is saved as the
-    plain float32 model it is, without the GGUF marker in its config."""
-    model = loaded.model
-    quantizer = getattr(model, "hf_quantizer", None)
-    method = str(getattr(getattr(quantizer, "quantization_config", None), "quant_method", ""))
-    if quantizer is None or "gguf" not in method.lower():
-        model.save_pretrained(folder)
-    else:
-        config = model.config
-        had_config = hasattr(config, "quantization_config")
-        quantization_config = getattr(config, "quantization_config", None)
-        setattr(model, "hf_quantizer", None)  # noqa: B010  (typed as a module attribute)
-        if had_config:
-            del config.quantization_config
-        try:
-            model.save_pretrained(folder)
-        finally:
-            setattr(model, "hf_quantizer", quantizer)  # noqa: B010
-            if had_config:
-                config.quantization_config = quantization_config
+    return train_model(
+        loaded.model,
+        loaded.tokenizer,
+        model_type=loaded.model_type,
+        objective=job.objective,
+        data=job.data,
+        settings=job.training,
+        work_dir=work_dir,
+        device=loaded.device,
+        progress=progress,
+        stop_after=stop_after,
+    )
+
+
+def probe_variant(loaded: LoadedModel, occupations: Sequence[str] | None) -> ProbeRecord | None:
+    """The trained model's he/she probe on `occupations` (None: no probe)."""
+    if occupations is None:
+        return None
+    from audit.variants.probe import probe_he_she
+
+    return probe_he_she(
+        loaded.model,
+        loaded.tokenizer,
+        model_type=loaded.model_type,
+        occupations=occupations,
+        device=loaded.device,
+    )
+
+
+def save_variant(loaded: LoadedModel, folder: Path) -> None:
+    """The trained model as a Hugging Face folder (safetensors, float32) with its tokenizer;
+    a model read from a GGUF file is saved as the plain float32 model it is
+    (`audit.models.gguf_cache.save_plain`)."""
+    save_plain(loaded.model, folder)
     loaded.tokenizer.save_pretrained(folder)

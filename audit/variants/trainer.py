@@ -90,7 +90,7 @@ def build_objective(setup: ObjectiveSetup) -> TrainingObjective:
     if objective.kind == "at":
         from audit.variants.methods.at_loss import AttributeTargetTask
 
-        return AttributeTargetTask.build(setup)
+        return AttributeTargetTask(setup)
     if objective.kind != "lm":
         raise ValueError(f"objective {objective.kind!r} has no builder (Objective.build)")
     from audit.training.objectives.lm import LanguageModelTask

@@ -16,6 +16,7 @@ from audit.variants.methods.at_loss import (
     locate,
     reference_weights,
 )
+from audit.variants.objective import ObjectiveSetup
 from audit.variants.settings import TrainingSpec
 from audit.variants.trainer import Objective, TrainingData, train_model
 from tests.variants.tiny_lm import NEUTRAL, OCCUPATIONS, gendered_sentences, load
@@ -39,15 +40,17 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 def _task(model: Any, tokenizer: Any, model_type: str, objective: Objective) -> Any:
     return AttributeTargetTask(
-        model,
-        tokenizer,
-        model_type=model_type,  # type: ignore[arg-type]
-        objective=objective,
-        data=DATA,
-        batch_size=8,
-        max_length=64,
-        seed=1,
-        device=CPU,
+        ObjectiveSetup(
+            model=model,
+            tokenizer=tokenizer,
+            model_type=model_type,  # type: ignore[arg-type]
+            objective=objective,
+            data=DATA,
+            batch_size=8,
+            max_length=64,
+            seed=1,
+            device=CPU,
+        )
     )
 
 
@@ -183,6 +186,8 @@ def test_words_are_found_as_token_positions(dirs: dict[str, Path]) -> None:
 def test_missing_words_are_user_errors(dirs: dict[str, Path]) -> None:
     model, tokenizer = load(dirs["masked"], "masked")
     kwargs: dict[str, Any] = {
+        "model": model,
+        "tokenizer": tokenizer,
         "model_type": "masked",
         "batch_size": 4,
         "max_length": 32,
@@ -195,9 +200,7 @@ def test_missing_words_are_user_errors(dirs: dict[str, Path]) -> None:
         attribute_words={"male": ("he",), "female": ("she",)},
     )
     with pytest.raises(AuditUserError, match="no attribute word was found"):
-        AttributeTargetTask(
-            model, tokenizer, objective=Objective(kind="at"), data=no_words, **kwargs
-        )
+        AttributeTargetTask(ObjectiveSetup(objective=Objective(kind="at"), data=no_words, **kwargs))
     one_class = TrainingData(
         target_sentences=NEUTRAL,
         attribute_sentences=tuple(gendered_sentences("he")),
@@ -205,7 +208,7 @@ def test_missing_words_are_user_errors(dirs: dict[str, Path]) -> None:
     )
     with pytest.raises(AuditUserError, match="class\\(es\\) female"):
         AttributeTargetTask(
-            model, tokenizer, objective=Objective(kind="at"), data=one_class, **kwargs
+            ObjectiveSetup(objective=Objective(kind="at"), data=one_class, **kwargs)
         )
     no_targets = TrainingData(
         target_sentences=NEUTRAL,
@@ -214,9 +217,7 @@ def test_missing_words_are_user_errors(dirs: dict[str, Path]) -> None:
     )
     with pytest.raises(AuditUserError, match="no target words"):
         AttributeTargetTask(
-            model,
-            tokenizer,
-            objective=Objective(kind="at", at_compat="reference"),
-            data=no_targets,
-            **kwargs,
+            ObjectiveSetup(
+                objective=Objective(kind="at", at_compat="reference"), data=no_targets, **kwargs
+            )
         )

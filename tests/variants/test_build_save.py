@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from audit.models.loaded import LoadedModel
-from audit.variants.build import _save
+from audit.variants.build import save_variant
 from tests.models.tiny import save_tiny_llama
 
 
@@ -46,7 +46,7 @@ def test_a_gguf_marked_model_is_saved_as_plain_float32(tmp_path: Path) -> None:
     loaded.model.config.quantization_config = {"quant_method": "gguf"}
     with pytest.raises(ValueError, match="gguf"):  # what save_pretrained does on its own
         loaded.model.save_pretrained(tmp_path / "plain")
-    _save(loaded, tmp_path / "saved")
+    save_variant(loaded, tmp_path / "saved")
     assert loaded.model.hf_quantizer is marker  # put back
     assert loaded.model.config.quantization_config == {"quant_method": "gguf"}
     again = _loaded(tmp_path / "saved")

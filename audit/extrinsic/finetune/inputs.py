@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from audit.errors import AuditUserError
 from audit.extrinsic.finetune.examples import TextInput
-from audit.training.encode import bos_token_id, pad_token_id, sequence_limit
+from audit.models.sequence_limit import sequence_limit
+from audit.training.encode import bos_token_id, pad_token_id
 
 if TYPE_CHECKING:
     import torch

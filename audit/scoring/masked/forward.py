@@ -15,19 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from audit.models.hidden_rows import forward_at_rows
 from audit.scoring.masked.last_layer import last_layer_at, without_last_layer
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
     from audit.models.loaded import LoadedModel
-
-
-def _replace_last_hidden(output: Any, picked: torch.Tensor) -> Any:
-    if isinstance(output, tuple):
-        return (picked, *output[1:])
-    output["last_hidden_state"] = picked  # ModelOutput keeps key and attribute in sync
-    return output
 
 
 def gathered_logits(
@@ -49,30 +43,20 @@ def gathered_logits(
         raise ValueError("prune_last_layer cannot return the attentions of the last layer")
     last_layer: Any = None
 
-    def pick(_module: Any, _args: Any, output: Any) -> Any:
-        hidden = output[0]
+    def pick(hidden: torch.Tensor) -> torch.Tensor:
         # on a model spread over devices the encoder ends on another device than the inputs
         at = hidden.device
         if last_layer is not None:
-            picked = last_layer_at(
+            return last_layer_at(
                 last_layer, hidden, attention_mask.to(at), rows.to(at), cols.to(at)
             )
-        else:
-            picked = hidden[rows.to(at), cols.to(at)]
-        return _replace_last_hidden(output, picked.unsqueeze(0))
+        return hidden[rows.to(at), cols.to(at)]
 
-    handle = model.base_model.register_forward_hook(pick)
-    try:
-        with without_last_layer(model) if prune_last_layer else nullcontext() as layer:
-            last_layer = layer
-            out = model(
-                input_ids=input_ids,
-                attention_mask=attention_mask,
-                output_attentions=output_attentions,
-                return_dict=True,
-            )
-    finally:
-        handle.remove()
+    with without_last_layer(model) if prune_last_layer else nullcontext() as layer:
+        last_layer = layer
+        out = forward_at_rows(
+            model, input_ids, attention_mask, pick, output_attentions=output_attentions
+        )
     attentions = tuple(out.attentions) if output_attentions else None
     return out.logits[0], attentions
 

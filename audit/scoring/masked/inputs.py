@@ -6,13 +6,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from audit.models.sequence_limit import sequence_limit
 from audit.scoring.base import ScoringInputError
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
-
-# Models whose position ids start after the padding index (so two positions are lost).
-_OFFSET_POSITION_MODELS = frozenset({"roberta", "xlm-roberta", "camembert", "longformer"})
 
 
 @dataclass(frozen=True)
@@ -39,15 +37,9 @@ def mask_token_id(tokenizer: PreTrainedTokenizerBase, model_id: str) -> int:
 
 
 def max_sequence_length(model: PreTrainedModel, tokenizer: PreTrainedTokenizerBase) -> int:
-    """The longest token sequence (special tokens included) the model accepts."""
-    config = model.config
-    limit = int(getattr(config, "max_position_embeddings", 0) or 0)
-    if limit and config.model_type in _OFFSET_POSITION_MODELS:
-        limit -= int(getattr(config, "pad_token_id", 1) or 1) + 1
-    tokenizer_limit = int(getattr(tokenizer, "model_max_length", 0) or 0)
-    if 0 < tokenizer_limit < 1_000_000:
-        limit = min(limit, tokenizer_limit) if limit else tokenizer_limit
-    return limit or 512
+    """The longest token sequence (special tokens included) the model accepts; 512 when
+    neither its config nor its tokenizer says."""
+    return sequence_limit(model, tokenizer) or 512
 
 
 def encode_texts(

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import torch
 
 from audit.errors import AuditUserError
+from audit.models.hidden_rows import forward_at_rows
 from audit.training.encode import collate, encode_sentences, pad_token_id
 from audit.training.objective import StatelessObjective, StepLoss
 from audit.training.schedule import Stream, batch_indices, derive_seed
@@ -77,44 +78,14 @@ def mask_tokens(
     return Masking(masked, rows, cols, input_ids[rows, cols])
 
 
-def _replace_last_hidden(output: Any, picked: torch.Tensor) -> Any:
-    if isinstance(output, tuple):
-        return (picked, *output[1:])
-    output["last_hidden_state"] = picked  # ModelOutput keeps key and attribute in sync
-    return output
-
-
-def gathered_logits(
-    model: PreTrainedModel,
-    input_ids: torch.Tensor,
-    attention_mask: torch.Tensor,
-    rows: torch.Tensor,
-    cols: torch.Tensor,
-    *,
-    causal: bool,
-) -> torch.Tensor:
-    """Logits [R, V] at positions (rows[r], cols[r]), with gradients."""
-
-    def pick(_module: Any, _args: Any, output: Any) -> Any:
-        return _replace_last_hidden(output, output[0][rows, cols].unsqueeze(0))
-
-    extra: dict[str, Any] = {"use_cache": False} if causal else {}
-    handle = model.base_model.register_forward_hook(pick)
-    try:
-        out = model(input_ids=input_ids, attention_mask=attention_mask, return_dict=True, **extra)
-    finally:
-        handle.remove()
-    return out.logits[0]
-
-
 def masked_lm_loss(
     model: PreTrainedModel, masking: Masking, attention_mask: torch.Tensor
 ) -> torch.Tensor:
     """Mean cross-entropy of the masked positions' original tokens."""
-    logits = gathered_logits(
-        model, masking.input_ids, attention_mask, masking.rows, masking.cols, causal=False
+    out = forward_at_rows(
+        model, masking.input_ids, attention_mask, lambda hidden: hidden[masking.rows, masking.cols]
     )
-    return torch.nn.functional.cross_entropy(logits.float(), masking.targets)
+    return torch.nn.functional.cross_entropy(out.logits[0].float(), masking.targets)
 
 
 def next_token_targets(
@@ -134,8 +105,10 @@ def causal_lm_loss(
     """Mean cross-entropy of every real token given the tokens before it (padding is
     neither input nor target)."""
     rows, cols, ids = targets
-    logits = gathered_logits(model, input_ids, attention_mask, rows, cols, causal=True)
-    return torch.nn.functional.cross_entropy(logits.float(), ids)
+    out = forward_at_rows(
+        model, input_ids, attention_mask, lambda hidden: hidden[rows, cols], use_cache=False
+    )
+    return torch.nn.functional.cross_entropy(out.logits[0].float(), ids)
 
 
 class LanguageModelTask(StatelessObjective):

@@ -44,7 +44,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -62,9 +62,9 @@ from audit.variants.cda import gendered_word_regex
 from audit.variants.wordlists import normalise_entry
 
 if TYPE_CHECKING:
-    from transformers import PreTrainedModel, PreTrainedTokenizerBase
+    from transformers import PreTrainedModel
 
-    from audit.variants.objective import Objective, ObjectiveSetup, TrainingData
+    from audit.variants.objective import ObjectiveSetup, TrainingData
 
 #: Sentences per forward pass when the attribute vectors are computed.
 VECTOR_BATCH = 32
@@ -120,89 +120,56 @@ def reference_weights(words: Sequence[tuple[int, ...]], width: int) -> torch.Ten
     return weights
 
 
+def _encode(setup: ObjectiveSetup, sentences: Sequence[str], what: str) -> list[Encoded]:
+    """The setup's sentences with their character offsets (words are found by offset)."""
+    return encode_sentences(
+        setup.tokenizer,
+        setup.model,
+        sentences,
+        model_type=setup.model_type,
+        max_length=setup.max_length,
+        offsets=True,
+        what=what,
+    )
+
+
 class AttributeTargetTask:
     """AT's loss on a model, with its frozen original and its attribute vectors."""
 
     name = "at"
     term_names: tuple[str, ...] = ("debias", "regulariser")
 
-    def __init__(
-        self,
-        model: PreTrainedModel,
-        tokenizer: PreTrainedTokenizerBase,
-        *,
-        model_type: Literal["masked", "causal"],
-        objective: Objective,
-        data: TrainingData,
-        batch_size: int,
-        max_length: int,
-        seed: int,
-        device: torch.device,
-    ) -> None:
-        self.model_type = model_type
+    def __init__(self, setup: ObjectiveSetup) -> None:
+        """AT on the setup's model and data (`audit.variants.trainer.build_objective`)."""
+        objective, data = setup.objective, setup.data
+        self.model_type = setup.model_type
         self.reference = objective.at_compat == "reference"
         self.layers = objective.at_layers
         self.level = objective.at_level
         self.alpha = objective.at_alpha
         self.beta = objective.at_beta
-        self.seed = seed
-        self.device = device
-        self.pad_id = pad_token_id(tokenizer)
-        self.target_batch = max(1, math.ceil(batch_size / 2))
-        self.attribute_batch = max(1, batch_size - self.target_batch)
+        self.seed = setup.seed
+        self.device = setup.device
+        self.pad_id = pad_token_id(setup.tokenizer)
+        self.target_batch = max(1, math.ceil(setup.batch_size / 2))
+        self.attribute_batch = max(1, setup.batch_size - self.target_batch)
         self.classes = [c for c, words in data.attribute_words.items() if words]
         if not self.classes:
             raise AuditUserError("at: no attribute words were given (attribute_words is empty)")
-        self.targets = self._targets(tokenizer, model, data, max_length)
-        self.attributes = self._attributes(tokenizer, model, data, max_length)
-        self.frozen = copy.deepcopy(model).eval()
+        self.targets = self._targets(
+            _encode(setup, data.target_sentences, "target sentences"), data
+        )
+        self.attributes = self._attributes(
+            _encode(setup, data.attribute_sentences, "attribute sentences"), data
+        )
+        self.frozen = copy.deepcopy(setup.model).eval()
         self.frozen.requires_grad_(False)
         self.vectors: torch.Tensor | None = None  # [C, layers, d]
 
-    @classmethod
-    def build(cls, setup: ObjectiveSetup) -> AttributeTargetTask:
-        """AT on the setup's model and data (`audit.variants.trainer.build_objective`)."""
-        return cls(
-            setup.model,
-            setup.tokenizer,
-            model_type=setup.model_type,
-            objective=setup.objective,
-            data=setup.data,
-            batch_size=setup.batch_size,
-            max_length=setup.max_length,
-            seed=setup.seed,
-            device=setup.device,
-        )
-
     # -- data ---------------------------------------------------------------------------
 
-    def _encode(
-        self,
-        tokenizer: PreTrainedTokenizerBase,
-        model: PreTrainedModel,
-        sentences: Sequence[str],
-        max_length: int,
-        what: str,
-    ) -> list[Encoded]:
-        return encode_sentences(
-            tokenizer,
-            model,
-            sentences,
-            model_type=self.model_type,
-            max_length=max_length,
-            offsets=True,
-            what=what,
-        )
-
-    def _targets(
-        self,
-        tokenizer: PreTrainedTokenizerBase,
-        model: PreTrainedModel,
-        data: TrainingData,
-        max_length: int,
-    ) -> list[LocatedSentence]:
+    def _targets(self, encoded: list[Encoded], data: TrainingData) -> list[LocatedSentence]:
         texts = data.target_sentences
-        encoded = self._encode(tokenizer, model, texts, max_length, "target sentences")
         if self.reference and self.level == "token":
             if not data.target_words:
                 raise AuditUserError(
@@ -221,17 +188,10 @@ class AttributeTargetTask:
             )
         return found
 
-    def _attributes(
-        self,
-        tokenizer: PreTrainedTokenizerBase,
-        model: PreTrainedModel,
-        data: TrainingData,
-        max_length: int,
-    ) -> list[LocatedSentence]:
+    def _attributes(self, encoded: list[Encoded], data: TrainingData) -> list[LocatedSentence]:
         texts = data.attribute_sentences
         class_of = {normalise_entry(w): c for c in self.classes for w in data.attribute_words[c]}
         regex = gendered_word_regex(class_of)
-        encoded = self._encode(tokenizer, model, texts, max_length, "attribute sentences")
         located = [locate(e, texts[e.index], regex, class_of) for e in encoded]
         if self.reference:
             located = [
