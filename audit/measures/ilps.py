@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from audit.errors import DataError
 from audit.measures.base import MeasureOptions
@@ -71,32 +72,12 @@ def ilps(
     )
 
 
-def ilps_of_lines(
-    lines: Sequence[str],
-    *,
-    male_words: Sequence[str],
-    female_words: Sequence[str],
-    n_bootstrap: int = 0,
-    seed: int = 0,
-    alpha: float = 0.05,
-    corpus_name: str = "the corpus",
-) -> MeasureValue:
-    """ILPS = log(P_f / P_m) of a corpus given as lines (natural log; negative = male-skewed).
-
-    P_f, P_m are the female / male word counts over the corpus token count. With
-    `n_bootstrap` > 0 the CI resamples lines (seeded); it is withheld, with a note, below
-    MIN_ITEMS_FOR_INTERVAL lines or when it has zero width. Undefined when either count is
-    0 (the note names `corpus_name`).
-    """
-    estimate = estimate_ilps(
-        lines,
-        male_words=male_words,
-        female_words=female_words,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
-        alpha=alpha,
-        corpus_name=corpus_name,
-    )
+def ilps_of_lines(lines: Sequence[str], **settings: Any) -> MeasureValue:
+    """ILPS = log(P_f / P_m) of a corpus given as lines, as a measure value: the
+    `audit.stats.ilps.estimate_ilps` of `lines` with the same keywords (`male_words`,
+    `female_words`, `n_bootstrap`, `seed`, `alpha`, `corpus_name`), which says how P_f,
+    P_m and the interval are computed and when the value is undefined."""
+    estimate = estimate_ilps(lines, **settings)
     if estimate.value is None:
         return undefined("all", estimate.n, estimate.undefined, estimate.details)
     return MeasureValue(

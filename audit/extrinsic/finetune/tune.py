@@ -19,9 +19,9 @@ import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 
@@ -66,29 +66,21 @@ def finetune_identity(facts: dict[str, Any], settings: FineTuneSettings) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
+@dataclass(eq=False)
 class HeadObjective(StatelessObjective):
     """The head's loss on the training set: step s reads the examples
     `schedule.batch_indices` gives and compares the model's outputs with their targets."""
 
-    name = "task_head"
-    term_names: tuple[str, ...] = ()
+    name: ClassVar[str] = "task_head"
+    term_names: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(
-        self,
-        head: TaskHead,
-        inputs: Sequence[EncodedInput],
-        targets: torch.Tensor,
-        *,
-        batch_size: int,
-        seed: int,
-        device: torch.device,
-    ) -> None:
-        self.head = head
-        self.inputs = inputs
-        self.targets = targets
-        self.batch_size = batch_size
-        self.seed = seed
-        self.device = device
+    head: TaskHead
+    inputs: Sequence[EncodedInput]
+    targets: torch.Tensor
+    _: KW_ONLY
+    batch_size: int
+    seed: int
+    device: torch.device
 
     def step_loss(self, model: TaskModel, step: int) -> StepLoss:
         rows = batch_indices(len(self.inputs), self.batch_size, step, self.seed, Stream.ORDER)
@@ -97,29 +89,22 @@ class HeadObjective(StatelessObjective):
         return StepLoss(self.head.loss(model(batch), targets), {}, batch.tokens)
 
 
+@dataclass(eq=False)
 class CurveHook:
     """Every `every` steps and at the last: the dev scores and the caller's callback, with
     the model in eval mode; what they did is kept across checkpoints."""
 
-    name = "finetune"
+    name: ClassVar[str] = "finetune"
 
-    def __init__(
-        self,
-        model: TaskModel,
-        *,
-        every: int,
-        dev_at_checkpoints: bool,
-        evaluate: Callable[[TaskModel, int], DevEvaluation] | None,
-        on_checkpoint: OnCheckpoint | None,
-    ) -> None:
-        self.model = model
-        self.every = every
-        self.dev_at_checkpoints = dev_at_checkpoints
-        self.evaluate = evaluate
-        self.on_checkpoint = on_checkpoint
-        self.evaluations: list[DevEvaluation] = []
-        self.checkpoint_steps: list[int] = []
-        self.callback_seconds = 0.0
+    model: TaskModel
+    _: KW_ONLY
+    every: int
+    dev_at_checkpoints: bool
+    evaluate: Callable[[TaskModel, int], DevEvaluation] | None
+    on_checkpoint: OnCheckpoint | None
+    evaluations: list[DevEvaluation] = field(default_factory=list, init=False)
+    checkpoint_steps: list[int] = field(default_factory=list, init=False)
+    callback_seconds: float = field(default=0.0, init=False)
 
     def after_step(self, done: int, total: int) -> None:
         if done % self.every != 0 and done != total:
