@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from audit.errors import AuditUserError
-from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart
+from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart, single_part
 from audit.variants.methods.options import AtOptions
 
 if TYPE_CHECKING:
@@ -21,10 +21,6 @@ if TYPE_CHECKING:
 PROFESSIONS_FILE = "professions.json"
 #: Fewest sentences of each kind AT can learn anything from.
 MIN_SENTENCES = 8
-
-
-def parts(options: AtOptions) -> list[VariantPart]:
-    return [VariantPart()]
 
 
 def read_target_words(path: Path, *, field: str) -> list[str]:
@@ -116,4 +112,4 @@ def objective(options: AtOptions) -> Objective:
     )
 
 
-METHOD = VariantMethod(parts=parts, training_data=training_data, objective=objective)
+METHOD = VariantMethod(parts=single_part, training_data=training_data, objective=objective)

@@ -65,10 +65,16 @@ class MethodContext:
         return self.data_dir
 
 
+def single_part(options: object) -> list[VariantPart]:
+    """The parts of a method that trains one model whatever its options."""
+    return [VariantPart()]
+
+
 @dataclass(frozen=True)
 class VariantMethod:
     """A method module's three functions (each module ends with `METHOD = VariantMethod(...)`):
-    the parts it trains, each part's training data, and the training objective."""
+    the parts it trains (`single_part` for one model), each part's training data, and the
+    training objective."""
 
     parts: Callable[[Any], list[VariantPart]]
     training_data: Callable[[Corpus, Any, VariantPart, MethodContext], TrainingData]

@@ -6,16 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from audit.errors import AuditUserError
-from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart
+from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart, single_part
 from audit.variants.methods.options import CdaOptions
 
 if TYPE_CHECKING:
     from audit.variants.corpus import Corpus
     from audit.variants.objective import Objective, TrainingData
-
-
-def parts(options: CdaOptions) -> list[VariantPart]:
-    return [VariantPart()]
 
 
 def training_data(
@@ -43,4 +39,4 @@ def objective(options: CdaOptions) -> Objective:
     return Objective(kind="lm")
 
 
-METHOD = VariantMethod(parts=parts, training_data=training_data, objective=objective)
+METHOD = VariantMethod(parts=single_part, training_data=training_data, objective=objective)

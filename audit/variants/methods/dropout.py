@@ -5,16 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart
+from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart, single_part
 from audit.variants.methods.options import DropoutOptions
 
 if TYPE_CHECKING:
     from audit.variants.corpus import Corpus
     from audit.variants.objective import Objective, TrainingData
-
-
-def parts(options: DropoutOptions) -> list[VariantPart]:
-    return [VariantPart()]
 
 
 def training_data(
@@ -35,4 +31,4 @@ def objective(options: DropoutOptions) -> Objective:
     )
 
 
-METHOD = VariantMethod(parts=parts, training_data=training_data, objective=objective)
+METHOD = VariantMethod(parts=single_part, training_data=training_data, objective=objective)
