@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import torch
 
@@ -71,9 +71,6 @@ class HeadObjective(StatelessObjective):
     """The head's loss on the training set: step s reads the examples
     `schedule.batch_indices` gives and compares the model's outputs with their targets."""
 
-    name: ClassVar[str] = "task_head"
-    term_names: ClassVar[tuple[str, ...]] = ()
-
     head: TaskHead
     inputs: Sequence[EncodedInput]
     targets: torch.Tensor
@@ -81,6 +78,8 @@ class HeadObjective(StatelessObjective):
     batch_size: int
     seed: int
     device: torch.device
+    name: str = field(default="task_head", init=False)
+    term_names: tuple[str, ...] = field(default=(), init=False)
 
     def step_loss(self, model: TaskModel, step: int) -> StepLoss:
         rows = batch_indices(len(self.inputs), self.batch_size, step, self.seed, Stream.ORDER)
@@ -94,8 +93,6 @@ class CurveHook:
     """Every `every` steps and at the last: the dev scores and the caller's callback, with
     the model in eval mode; what they did is kept across checkpoints."""
 
-    name: ClassVar[str] = "finetune"
-
     model: TaskModel
     _: KW_ONLY
     every: int
@@ -105,6 +102,7 @@ class CurveHook:
     evaluations: list[DevEvaluation] = field(default_factory=list, init=False)
     checkpoint_steps: list[int] = field(default_factory=list, init=False)
     callback_seconds: float = field(default=0.0, init=False)
+    name: str = field(default="finetune", init=False)
 
     def after_step(self, done: int, total: int) -> None:
         if done % self.every != 0 and done != total:
