@@ -16,9 +16,9 @@ Entry keys are `cache.text_key(texts)` of exactly these texts, as they always we
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from audit.data.items import LabelledItem, PairItem, TemplateSlots
 from audit.scoring.base import ProgressCallback, Scorer, ScorerOptions, ScorerShape, SentenceScore
@@ -60,6 +60,18 @@ class ScorerInput:
         """Sentences an entry scores (progress counts these)."""
         return len(texts)
 
+    def call(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
+        """The scorer's call of this shape (`score_sentences`, `score_pairs`, ...)."""
+        raise NotImplementedError
+
+    def inputs(self, batch: Sequence[tuple[str, ...]]) -> list[Any]:
+        """What that call takes for the entries `batch` (entry texts)."""
+        raise NotImplementedError
+
+    def entry(self, score: Any) -> Entry:
+        """The cache entry of one result of the call (a pair of scores by default)."""
+        return tuple(score)
+
     def score(
         self,
         scorer: Scorer,
@@ -70,7 +82,8 @@ class ScorerInput:
         progress: ProgressCallback,
     ) -> list[Entry]:
         """The entries of `batch` (entry texts), in order."""
-        raise NotImplementedError
+        scored = self.call(scorer)(model, self.inputs(batch), options=options, progress=progress)
+        return [self.entry(s) for s in scored]
 
     def _pair_only(self, item: Item) -> PairItem:
         if not isinstance(item, PairItem):
@@ -89,18 +102,14 @@ class SentenceInput(ScorerInput):
             refs.append(SideRef("unrelated", (item.unrelated,), 0))
         return refs
 
-    def score(
-        self,
-        scorer: Scorer,
-        model: LoadedModel,
-        batch: Sequence[tuple[str, ...]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[Entry]:
-        texts = [t[0] for t in batch]
-        scores = scorer.score_sentences(model, texts, options=options, progress=progress)
-        return [(s,) for s in scores]
+    def call(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
+        return scorer.score_sentences
+
+    def inputs(self, batch: Sequence[tuple[str, ...]]) -> list[Any]:
+        return [t[0] for t in batch]
+
+    def entry(self, score: Any) -> Entry:
+        return (score,)
 
 
 class PairInput(ScorerInput):
@@ -111,17 +120,11 @@ class PairInput(ScorerInput):
         texts = (pair.stereotype, pair.anti_stereotype)
         return [SideRef("st", texts, 0), SideRef("at", texts, 1)]
 
-    def score(
-        self,
-        scorer: Scorer,
-        model: LoadedModel,
-        batch: Sequence[tuple[str, ...]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[Entry]:
-        pairs = [(t[0], t[1]) for t in batch]
-        return list(scorer.score_pairs(model, pairs, options=options, progress=progress))
+    def call(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
+        return scorer.score_pairs
+
+    def inputs(self, batch: Sequence[tuple[str, ...]]) -> list[Any]:
+        return [(t[0], t[1]) for t in batch]
 
 
 class TemplateInput(ScorerInput):
@@ -139,17 +142,11 @@ class TemplateInput(ScorerInput):
         """The two targets: progress counts template x item combinations."""
         return 2
 
-    def score(
-        self,
-        scorer: Scorer,
-        model: LoadedModel,
-        batch: Sequence[tuple[str, ...]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[Entry]:
-        slots = [TemplateSlots(*t[1:]) for t in batch]
-        return list(scorer.score_slots(model, slots, options=options, progress=progress))
+    def call(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
+        return scorer.score_slots
+
+    def inputs(self, batch: Sequence[tuple[str, ...]]) -> list[Any]:
+        return [TemplateSlots(*t[1:]) for t in batch]
 
 
 INPUTS: Mapping[ScorerShape, ScorerInput] = {
