@@ -71,9 +71,14 @@ class CorpusMeasure(Protocol):
 
 class PreparedMeasure(ABC):
     """Base of the measures the cross-model statistics can redraw (see
-    `audit.stats.inputs.Resamplable`): `compute` is `prepare` (score frame -> arrays)
-    followed by `evaluate` (arrays -> values with CIs), and `values` evaluates the `all`
-    value on every row of an index draw at once (NaN where undefined)."""
+    `audit.stats.inputs.Resamplable`): `compute` is `prepare` (score frame -> arrays),
+    the bootstrap resamples of the arrays' strata (when `bootstraps`), and `evaluate`
+    (arrays -> values with CIs); `values` evaluates the `all` value on every row of an
+    index draw at once (NaN where undefined)."""
+
+    def bootstraps(self) -> bool:
+        """Whether `evaluate` takes its intervals from bootstrap resamples."""
+        return True
 
     @abstractmethod
     def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> Any:
@@ -85,15 +90,9 @@ class PreparedMeasure(ABC):
 
     @abstractmethod
     def evaluate(
-        self,
-        data: Any,
-        *,
-        options: MeasureOptions,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float = 0.05,
+        self, data: Any, options: MeasureOptions, resamples: Draws | None, alpha: float
     ) -> list[MeasureValue]:
-        """`compute` on prepared arrays."""
+        """`compute` on prepared arrays and their resamples (None: no bootstrap)."""
 
     def compute(
         self,
@@ -106,5 +105,12 @@ class PreparedMeasure(ABC):
         alpha: float = 0.05,
     ) -> list[MeasureValue]:
         """Every group's value, each with a CI at level 1 - alpha (see `Measure.compute`)."""
+        from audit.stats.draws import bootstrap_draws
+
         data = self.prepare(scores, scorer=scorer)
-        return self.evaluate(data, options=options, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
+        resamples = (
+            bootstrap_draws(data.strata, n_resamples=n_bootstrap, seed=seed)
+            if n_bootstrap > 0 and self.bootstraps()
+            else None
+        )
+        return self.evaluate(data, options, resamples, alpha)

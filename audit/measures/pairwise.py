@@ -24,7 +24,7 @@ from audit.measures.frames import PairScores, pair_scores
 from audit.measures.values import describe_items, join_notes, json_safe, undefined
 from audit.results import MeasureValue
 from audit.scoring.base import ScorerInfo
-from audit.stats.draws import Draws, bootstrap_draws
+from audit.stats.draws import Draws
 from audit.stats.intervals import bootstrap_interval
 
 
@@ -60,21 +60,13 @@ class PairMeasure(PreparedMeasure):
     ) -> Point:
         """The value of the group made of the items at `positions`, with its details."""
 
+    def bootstraps(self) -> bool:
+        return self.has_interval and not self.exact_interval
+
     def evaluate(
-        self,
-        data: PairScores,
-        *,
-        options: MeasureOptions,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float = 0.05,
+        self, data: PairScores, options: MeasureOptions, resamples: Draws | None, alpha: float
     ) -> list[MeasureValue]:
-        """`compute` on already prepared arrays."""
-        resamples = (
-            bootstrap_draws(data.strata, n_resamples=n_bootstrap, seed=seed)
-            if n_bootstrap > 0 and self.has_interval and not self.exact_interval
-            else None
-        )
+        """`compute` on already prepared arrays and their resamples."""
         groups: list[tuple[str, np.ndarray]] = [("all", np.ones(data.n, dtype=bool))]
         groups += [(t, data.strata == k) for k, t in enumerate(data.bias_types)]
         replicates = (

@@ -23,7 +23,7 @@ from audit.measures.options import SafetyScoreOptions
 from audit.measures.values import coerce_options, describe_items, join_notes, json_safe, undefined
 from audit.results import MeasureValue
 from audit.scoring.base import ScorerInfo
-from audit.stats.draws import Draws, bootstrap_draws, identity_draws
+from audit.stats.draws import Draws, identity_draws
 from audit.stats.intervals import bootstrap_interval
 
 #: SafeNLP drops a group when its Mann-Whitney p-value is above this (`compat: reference`).
@@ -115,23 +115,12 @@ class SafetyScore(PreparedMeasure):
     # ------------------------------------------------------------------ point + intervals
 
     def evaluate(
-        self,
-        data: LabelledScores,
-        *,
-        options: MeasureOptions,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float = 0.05,
+        self, data: LabelledScores, options: MeasureOptions, resamples: Draws | None, alpha: float
     ) -> list[MeasureValue]:
-        """`compute` on prepared arrays."""
+        """`compute` on prepared arrays and their resamples."""
         opts = coerce_options(options, SafetyScoreOptions)
         reference = opts.compat == "reference"
         full = identity_draws(data.strata)
-        resamples = (
-            bootstrap_draws(data.strata, n_resamples=n_bootstrap, seed=seed)
-            if n_bootstrap > 0
-            else None
-        )
         results: list[MeasureValue] = []
         kept: list[int] = []
         replicates: list[np.ndarray] = []

@@ -106,10 +106,8 @@ def build_cover(result: AuditResult, index: MeasurementIndex | None = None) -> C
     )
 
 
-def gate_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table | None:
+def gate_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table:
     """Every gate verdict with its band, value, CI and the reason for the verdict."""
-    if not verdicts:
-        return None
     maker = cells.TableMaker(
         id="gates-table",
         title="Release gates",
@@ -146,10 +144,8 @@ def gate_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table | 
     return maker.table()
 
 
-def gate_summary_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table | None:
+def gate_summary_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table:
     """One row per gate of the spec: its rule and how many of its checks pass."""
-    if not verdicts:
-        return None
     maker = cells.TableMaker(
         id="gates-summary",
         title="Gates at a glance",
@@ -182,7 +178,7 @@ def gate_summary_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> 
 
 
 def build_gates(index: MeasurementIndex) -> GateSection:
-    """The gates section from the verdicts results.json stores."""
+    """The gates section from the verdicts results.json stores (no tables without any)."""
     verdicts = list(index.result.gate_verdicts)
     n_pass = sum(v.verdict == "PASS" for v in verdicts)
     n_fail = sum(v.verdict == "FAIL" for v in verdicts)
@@ -190,8 +186,8 @@ def build_gates(index: MeasurementIndex) -> GateSection:
     overall = overall_verdict(verdicts)
     return GateSection(
         verdicts=verdicts,
-        summary_table=gate_summary_table(index, verdicts),
-        table=gate_table(index, verdicts),
+        summary_table=gate_summary_table(index, verdicts) if verdicts else None,
+        table=gate_table(index, verdicts) if verdicts else None,
         n_pass=n_pass,
         n_fail=n_fail,
         n_inconclusive=n_inc,

@@ -387,18 +387,23 @@ def small_multiples(
     x: str,
     y: str,
     facet: str,
-    x_title: str,
-    y_title: str,
+    x_title: str | None = None,
+    y_title: str | None = None,
     order: list[str] | None = None,
     columns: int = 4,
 ) -> dict[str, Any]:
     """One small line chart (with points) per value of `facet`, each with its own y scale:
-    loss curves, or a measure's values across the ratio models."""
+    loss curves, or a measure's values across the ratio models. An axis without a title
+    is titled with its field's name."""
     columns = max(1, min(columns, frame[facet].nunique()))
     width = int((WIDTH - 50 * columns) / columns)
     base = alt.Chart().encode(
-        x=alt.X(f"{x}:Q", title=x_title, axis=alt.Axis(tickCount=3, labelOverlap=True)),
-        y=alt.Y(f"{y}:Q", title=y_title, scale=alt.Scale(zero=False)),
+        x=alt.X(
+            f"{x}:Q",
+            title=x if x_title is None else x_title,
+            axis=alt.Axis(tickCount=3, labelOverlap=True),
+        ),
+        y=alt.Y(f"{y}:Q", title=y if y_title is None else y_title, scale=alt.Scale(zero=False)),
     )
     layers = alt.layer(
         base.mark_line(color="#24477a", strokeWidth=1.5),

@@ -177,7 +177,6 @@ def values_figure(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) ->
             y="value",
             facet="measure",
             x_title="male share r",
-            y_title="value",
             order=order,
             columns=3,
         ),

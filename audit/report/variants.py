@@ -198,8 +198,6 @@ def loss_chart(index: MeasurementIndex) -> Chart | None:
             x="step",
             y="loss",
             facet="variant",
-            x_title="step",
-            y_title="loss",
             order=drawn,
         ),
         alt="Training loss per step of " + ", ".join(drawn),
