@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from audit.comparison.runs import compare_results
 from audit.errors import AuditUserError
 from audit.gates import describe_verdict
 from audit.ids import PluginId
@@ -157,11 +158,13 @@ def test_unreadable_files_are_user_errors_naming_the_file(
 def test_v1_demo_compares_with_itself() -> None:
     result = read_results(FIXTURE)
     report = build_comparison(
-        result,
-        result,
-        baseline_scores=None,
-        candidate_scores=None,
-        paired_test=paired_test,
+        compare_results(
+            result,
+            result,
+            baseline_scores=None,
+            candidate_scores=None,
+            paired_test=paired_test,
+        )
     )
     assert report.model_pairs == [("smollm2-135m", "smollm2-135m")]
     assert any("same fingerprint" in m for m in report.mismatches)
@@ -341,7 +344,9 @@ def test_compare_names_what_it_could_not_show(tmp_path: Path) -> None:
     newer = read_results(_newer_minor(tmp_path))
     example = read_results(next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic"))
     report = build_comparison(
-        example, newer, baseline_scores=None, candidate_scores=None, paired_test=paired_test
+        compare_results(
+            example, newer, baseline_scores=None, candidate_scores=None, paired_test=paired_test
+        )
     )
     assert report.unread == newer.read_notes.warnings()  # type: ignore[union-attr]
     html = render_comparison_html(report)

@@ -16,8 +16,11 @@ if TYPE_CHECKING:
 
 @dataclass
 class RunComparison:
-    """A candidate run against a baseline run, before any presentation."""
+    """A candidate run against a baseline run, before any presentation: the runs as given
+    (fine-tune copies included), their matched model pairs, mismatches and records."""
 
+    baseline: AuditResult
+    candidate: AuditResult
     pairs: list[tuple[str, str]]
     mismatches: list[str]
     records: dict[tuple[str, str], list[ComparisonRecord]] = field(default_factory=dict)
@@ -35,15 +38,15 @@ def compare_results(
     paired_test: PairedTest,
 ) -> RunComparison:
     """Match the runs' models, list every mismatch, and compare each matched pair."""
-    baseline, candidate = without_finetune_copies(baseline), without_finetune_copies(candidate)
-    pairs = match_models(baseline, candidate)
-    mismatches = dataset_mismatches(baseline, candidate)
-    mismatches += model_mismatches(baseline, candidate, pairs)
-    comparison = RunComparison(pairs=pairs, mismatches=mismatches)
+    base, cand = without_finetune_copies(baseline), without_finetune_copies(candidate)
+    pairs = match_models(base, cand)
+    mismatches = dataset_mismatches(base, cand)
+    mismatches += model_mismatches(base, cand, pairs)
+    comparison = RunComparison(baseline, candidate, pairs=pairs, mismatches=mismatches)
     for pair in pairs:
         comparison.records[pair] = compare_pair(
-            baseline,
-            candidate,
+            base,
+            cand,
             pair,
             baseline_scores=baseline_scores,
             candidate_scores=candidate_scores,

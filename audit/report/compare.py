@@ -7,7 +7,6 @@ What is compared, and how, is `audit.comparison`'s; this module lays it out as a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,9 +21,6 @@ from audit.report.studies import comparison_table
 from audit.report.unread import unread_lines
 from audit.results import AuditResult
 from audit.results_io import read_results, read_scores
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 class RunView(BaseModel):
@@ -123,23 +119,11 @@ def _tables(comparison: RunComparison, cards: MeasureCards) -> list[Table]:
 
 
 def build_comparison(
-    baseline: AuditResult,
-    candidate: AuditResult,
-    *,
-    baseline_scores: pd.DataFrame | None,
-    candidate_scores: pd.DataFrame | None,
-    paired_test: PairedTest,
-    baseline_path: str = "run 1",
-    candidate_path: str = "run 2",
+    comparison: RunComparison, *, baseline_path: str = "run 1", candidate_path: str = "run 2"
 ) -> ComparisonReport:
-    """The comparison report of a candidate run against a baseline run."""
-    comparison = compare_results(
-        baseline,
-        candidate,
-        baseline_scores=baseline_scores,
-        candidate_scores=candidate_scores,
-        paired_test=paired_test,
-    )
+    """The comparison report of a candidate run against a baseline run
+    (`audit.comparison.runs.compare_results` compares them)."""
+    baseline, candidate = comparison.baseline, comparison.candidate
     cards = MeasureCards.of(baseline, candidate)
     measures = unique(r.measure for r in comparison.all_records())
     caveats = (
@@ -203,12 +187,15 @@ def read_comparison(
     there) and compared."""
     baseline = read_results(baseline_results)
     candidate = read_results(candidate_results)
-    return build_comparison(
+    comparison = compare_results(
         baseline,
         candidate,
         baseline_scores=read_scores(baseline_results.parent, baseline),
         candidate_scores=read_scores(candidate_results.parent, candidate),
         paired_test=paired_test,
+    )
+    return build_comparison(
+        comparison,
         baseline_path=str(baseline_results),
         candidate_path=str(candidate_results),
     )

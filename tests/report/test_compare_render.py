@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from audit.comparison.runs import compare_results
 from audit.errors import AuditUserError
 from audit.report.compare import build_comparison, compare_runs
 from audit.report.render import write_reports
@@ -29,11 +30,13 @@ def test_same_items_give_paired_verdicts(runs: tuple[pd.DataFrame, pd.DataFrame]
     base_scores, cand_scores = runs
     baseline, candidate = synthetic_result(base_scores), synthetic_result(cand_scores)
     report = build_comparison(
-        baseline,
-        candidate,
-        baseline_scores=base_scores,
-        candidate_scores=cand_scores,
-        paired_test=paired_test,
+        compare_results(
+            baseline,
+            candidate,
+            baseline_scores=base_scores,
+            candidate_scores=cand_scores,
+            paired_test=paired_test,
+        )
     )
     assert report.model_pairs == [
         ("bert-base-uncased", "bert-base-uncased"),
@@ -63,11 +66,13 @@ def test_mismatched_items_and_datasets_are_reported(
         }
     )
     report = build_comparison(
-        baseline,
-        candidate,
-        baseline_scores=base_scores,
-        candidate_scores=dropped,
-        paired_test=paired_test,
+        compare_results(
+            baseline,
+            candidate,
+            baseline_scores=base_scores,
+            candidate_scores=dropped,
+            paired_test=paired_test,
+        )
     )
     text = " | ".join(report.mismatches)
     assert "3 item(s) only in the baseline" in text
@@ -105,21 +110,25 @@ def test_without_bootstrap_or_scores_the_values_are_shown_untested(
     )
     candidate = candidate.model_copy(update={"audit": no_bootstrap})
     report = build_comparison(
-        baseline,
-        candidate,
-        baseline_scores=base_scores,
-        candidate_scores=cand_scores,
-        paired_test=paired_test,
+        compare_results(
+            baseline,
+            candidate,
+            baseline_scores=base_scores,
+            candidate_scores=cand_scores,
+            paired_test=paired_test,
+        )
     )
     rows = [row for t in report.tables for row in t.rows]
     assert rows and {row[-1].text for row in rows} == {"undefined"}
     assert all("n_bootstrap >= 1 (got 0)" in row[-1].note for row in rows)
     unscored = build_comparison(
-        baseline,
-        candidate,
-        baseline_scores=None,
-        candidate_scores=None,
-        paired_test=paired_test,
+        compare_results(
+            baseline,
+            candidate,
+            baseline_scores=None,
+            candidate_scores=None,
+            paired_test=paired_test,
+        )
     )
     notes = {row[-1].note for t in unscored.tables for row in t.rows}
     assert notes == {"no scores.parquet: no paired test"}
