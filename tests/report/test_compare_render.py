@@ -9,8 +9,9 @@ import pytest
 
 from audit.comparison.runs import compare_results
 from audit.errors import AuditUserError
-from audit.report.compare import build_comparison, compare_runs
+from audit.report.compare import ComparisonReport, build_comparison, compare_runs
 from audit.report.render import write_reports
+from audit.results import AuditResult
 from audit.studies import paired_test
 from tests.report.html_parse import parse
 from tests.report.synthetic import synthetic_result, synthetic_scores
@@ -21,6 +22,23 @@ def _crows_only(scores: pd.DataFrame) -> pd.DataFrame:
     return scores[keep].reset_index(drop=True)
 
 
+def _report(
+    baseline: AuditResult,
+    candidate: AuditResult,
+    baseline_scores: pd.DataFrame | None,
+    candidate_scores: pd.DataFrame | None,
+) -> ComparisonReport:
+    """The comparison report of two runs, compared with the default paired test."""
+    comparison = compare_results(
+        baseline,
+        candidate,
+        baseline_scores=baseline_scores,
+        candidate_scores=candidate_scores,
+        paired_test=paired_test,
+    )
+    return build_comparison(comparison)
+
+
 @pytest.fixture(scope="module")
 def runs() -> tuple[pd.DataFrame, pd.DataFrame]:
     return _crows_only(synthetic_scores(seed=7)), _crows_only(synthetic_scores(seed=8))
@@ -29,15 +47,7 @@ def runs() -> tuple[pd.DataFrame, pd.DataFrame]:
 def test_same_items_give_paired_verdicts(runs: tuple[pd.DataFrame, pd.DataFrame]) -> None:
     base_scores, cand_scores = runs
     baseline, candidate = synthetic_result(base_scores), synthetic_result(cand_scores)
-    report = build_comparison(
-        compare_results(
-            baseline,
-            candidate,
-            baseline_scores=base_scores,
-            candidate_scores=cand_scores,
-            paired_test=paired_test,
-        )
-    )
+    report = _report(baseline, candidate, base_scores, cand_scores)
     assert report.model_pairs == [
         ("bert-base-uncased", "bert-base-uncased"),
         ("roberta-base", "roberta-base"),
@@ -65,15 +75,7 @@ def test_mismatched_items_and_datasets_are_reported(
             ]
         }
     )
-    report = build_comparison(
-        compare_results(
-            baseline,
-            candidate,
-            baseline_scores=base_scores,
-            candidate_scores=dropped,
-            paired_test=paired_test,
-        )
-    )
+    report = _report(baseline, candidate, base_scores, dropped)
     text = " | ".join(report.mismatches)
     assert "3 item(s) only in the baseline" in text
     assert "dataset 'crows_pairs': different files" in text
@@ -109,27 +111,11 @@ def test_without_bootstrap_or_scores_the_values_are_shown_untested(
         update={"bootstrap": candidate.audit.bootstrap.model_copy(update={"resamples": 0})}
     )
     candidate = candidate.model_copy(update={"audit": no_bootstrap})
-    report = build_comparison(
-        compare_results(
-            baseline,
-            candidate,
-            baseline_scores=base_scores,
-            candidate_scores=cand_scores,
-            paired_test=paired_test,
-        )
-    )
+    report = _report(baseline, candidate, base_scores, cand_scores)
     rows = [row for t in report.tables for row in t.rows]
     assert rows and {row[-1].text for row in rows} == {"undefined"}
     assert all("n_bootstrap >= 1 (got 0)" in row[-1].note for row in rows)
-    unscored = build_comparison(
-        compare_results(
-            baseline,
-            candidate,
-            baseline_scores=None,
-            candidate_scores=None,
-            paired_test=paired_test,
-        )
-    )
+    unscored = _report(baseline, candidate, None, None)
     notes = {row[-1].note for t in unscored.tables for row in t.rows}
     assert notes == {"no scores.parquet: no paired test"}
 
