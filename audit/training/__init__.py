@@ -16,7 +16,7 @@ This package imports nothing from the rest of the tool but `audit.errors`; its u
 | `checkpoint.py` | atomic checkpoints |
 | `tracker.py` | the loss curve and counters |
 | `status.py` | `TrainingStatus`, `TrainingInterrupted` |
-| `device.py` | device label, forked RNG |
+| `device.py` | device label, forked RNG, the model left for inference after a training |
 | `dropout.py` | dropout settings for the length of a training |
 | `lora.py` | LoRA adapters (peft), merged at the end |
 | `encode.py` | sentences to token ids for the LM objectives |

@@ -19,7 +19,7 @@ import torch
 
 from audit.errors import AuditUserError
 from audit.results import TrainingSummary
-from audit.training.device import device_label, isolated_rng
+from audit.training.device import device_label, isolated_rng, left_for_inference
 from audit.training.dropout import dropout_applied
 from audit.training.loop import run_loop
 from audit.training.lora import lora_adapters, require_peft
@@ -152,6 +152,7 @@ def train_model(
         )
         try:
             with (
+                left_for_inference(model),
                 dropout_applied(
                     model, attention=objective.attention_dropout, hidden=objective.hidden_dropout
                 ),
@@ -169,8 +170,6 @@ def train_model(
                     stop_after=stop_after,
                 )
         finally:
-            model.zero_grad(set_to_none=True)
-            model.eval()
             task.release()
     return TrainingSummary.model_validate(
         {

@@ -32,3 +32,8 @@ def test_each_dataset_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_resampling_defaults_to_a_95_percent_interval() -> None:
     assert Resampling(seed=1, n_bootstrap=0).alpha == 0.05
+
+
+def test_resampling_keywords_are_a_bootstraps_arguments() -> None:
+    resampling = Resampling(seed=7, n_bootstrap=200, alpha=0.1)
+    assert resampling.keywords() == {"seed": 7, "n_bootstrap": 200, "alpha": 0.1}

@@ -33,7 +33,7 @@ from audit.extrinsic.finetune.predict import PREDICT_BATCH
 from audit.extrinsic.finetune.settings import FineTuneSettings
 from audit.extrinsic.finetune.task_head import REGRESSION, TaskHead, classification
 from audit.results import DevEvaluation, FineTuneSummary
-from audit.training.device import device_label, isolated_rng
+from audit.training.device import device_label, isolated_rng, left_for_inference
 from audit.training.loop import Progress, run_loop
 from audit.training.objective import StatelessObjective, StepLoss
 from audit.training.schedule import Stream, batch_indices
@@ -207,24 +207,20 @@ def finetune(
         on_checkpoint=on_checkpoint,
     )
     n = len(train_rows)
-    with isolated_rng(device):
-        try:
-            result = run_loop(
-                model,
-                objective,
-                total=resolved.total_steps(n),
-                settings=resolved,
-                seed=resolved.seed,
-                identity=identity,
-                work_dir=work_dir,
-                what="fine-tuning",
-                hook=hook,
-                progress=progress,
-                stop_after=stop_after,
-            )
-        finally:
-            model.zero_grad(set_to_none=True)
-            model.eval()
+    with isolated_rng(device), left_for_inference(model):
+        result = run_loop(
+            model,
+            objective,
+            total=resolved.total_steps(n),
+            settings=resolved,
+            seed=resolved.seed,
+            identity=identity,
+            work_dir=work_dir,
+            what="fine-tuning",
+            hook=hook,
+            progress=progress,
+            stop_after=stop_after,
+        )
     summary = FineTuneSummary.model_validate(
         {
             "kind": head.kind,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
 
 from pydantic import BaseModel
 
@@ -40,6 +40,19 @@ class Resampling:
     seed: int
     n_bootstrap: int
     alpha: float = 0.05
+
+    def keywords(self) -> ResamplingKeywords:
+        """The three as the keyword arguments of a measure's bootstrap (`seed=`,
+        `n_bootstrap=`, `alpha=`), e.g. `tpr_gap_of_bios(..., **resampling.keywords())`."""
+        return ResamplingKeywords(seed=self.seed, n_bootstrap=self.n_bootstrap, alpha=self.alpha)
+
+
+class ResamplingKeywords(TypedDict):
+    """`Resampling.keywords()`: a measure's bootstrap arguments."""
+
+    seed: int
+    n_bootstrap: int
+    alpha: float
 
 
 @dataclass(frozen=True)

@@ -62,9 +62,7 @@ class BiasBiosTask:
         result = tpr_gap_of_bios(
             data.evaluation,
             [labels[int(i)] for i in predictions["predicted"]],
-            seed=resampling.seed,
-            n_bootstrap=resampling.n_bootstrap,
-            alpha=resampling.alpha,
+            **resampling.keywords(),
             aggregate=options.aggregate,
             min_per_gender=options.min_per_gender,
         )

@@ -59,9 +59,7 @@ class NliBiasTask:
             predictions["probs"],
             list(data.labels or LABELS),
             data.evaluation,
-            seed=resampling.seed,
-            n_bootstrap=resampling.n_bootstrap,
-            alpha=resampling.alpha,
+            **resampling.keywords(),
             thresholds=options.thresholds,
             aggregate=options.aggregate,
         )

@@ -94,9 +94,7 @@ class StsBiasTask:
             pairs,
             predictions["male"],
             predictions["female"],
-            seed=resampling.seed,
-            n_bootstrap=resampling.n_bootstrap,
-            alpha=resampling.alpha,
+            **resampling.keywords(),
             pct_female=shares,
         )
         return TaskValue.of(result, result.n_pairs)
