@@ -28,17 +28,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+import audit.cluster.messages as messages
 from audit import __version__
-from audit.cluster.messages import (
-    MissingExtraError,
-    ModelLoaded,
-    ScoredChunk,
-    ScoreRequest,
-    ShippedModel,
-    TrainedVariant,
-    TrainRequest,
-    UnitRequest,
-)
 from audit.cluster.shipping import SHIP_LIMIT, pack, shipped_size, write_files
 from audit.cluster.worker import score_group, train_variant
 from audit.display import format_duration
@@ -61,7 +52,7 @@ def require_ray() -> ModuleType:
     try:
         import ray
     except ImportError as error:
-        raise MissingExtraError(
+        raise messages.MissingExtraError(
             f"the Ray executor (`--executor ray`, or `execution: {{executor: ray}}` in the "
             f"spec) needs Ray, which is not installed here: {RAY_EXTRA}"
         ) from error
@@ -125,7 +116,7 @@ class RayExecutor:
     def __init__(self, settings: RaySettings | None = None) -> None:
         self.settings = settings or RaySettings()
         self._ray = require_ray()
-        self._shipped: dict[str, ShippedModel | None] = {}
+        self._shipped: dict[str, messages.ShippedModel | None] = {}
         self._score: Any = None
         self._train: Any = None
 
@@ -169,11 +160,13 @@ class RayExecutor:
         streams: dict[Any, _Group] = {}
         try:
             for group in groups:
-                request = ScoreRequest(
+                request = messages.ScoreRequest(
                     tool_version=__version__,
                     model=group.request,
                     shipped=self._ship(group.request),
-                    units=[UnitRequest(u.work.unit.scorer, u.work.missing) for u in group.sent],
+                    units=[
+                        messages.UnitRequest(u.work.unit.scorer, u.work.missing) for u in group.sent
+                    ],
                     chunk=runner.CHUNK,
                 )
                 options = {"num_returns": "streaming", **self._resources(group.request)}
@@ -192,14 +185,14 @@ class RayExecutor:
 
     def _receive(self, group: _Group, message: object, worker: Worker) -> None:
         display = worker.display
-        if isinstance(message, ModelLoaded):
+        if isinstance(message, messages.ModelLoaded):
             worker.model_loaded(group.model, message.n_parameters)
             display.info(
                 f"{group.model}: loaded on {message.node} ({message.device}) "
                 f"in {message.seconds:.1f} s"
             )
             return
-        assert isinstance(message, ScoredChunk)
+        assert isinstance(message, messages.ScoredChunk)
         unit = group.sent[message.unit]
         unit.namespace.put_many(message.entries)  # written before anything else happens
         if unit.received == 0:
@@ -230,7 +223,9 @@ class RayExecutor:
         try:
             for job in todo:
                 base = worker.model_request(job.base, training=True)
-                request = TrainRequest(__version__, job, base, self._ship(base), occupations)
+                request = messages.TrainRequest(
+                    __version__, job, base, self._ship(base), occupations
+                )
                 pending[self._train.options(**self._resources(base)).remote(request)] = job
                 worker.display.step(
                     _train_key(job),
@@ -245,7 +240,9 @@ class RayExecutor:
             self._cancel(pending)
         return stored
 
-    def _store(self, job: VariantJob, trained: TrainedVariant, worker: Worker) -> StoredVariant:
+    def _store(
+        self, job: VariantJob, trained: messages.TrainedVariant, worker: Worker
+    ) -> StoredVariant:
         """The trained variant into this run's variant cache, as an in-process training
         stores it (model folder, then variant.json, then the measured speed)."""
         from audit.variants.jobs import remember_speed, speed_key
@@ -300,7 +297,7 @@ class RayExecutor:
             "max_retries": self.settings.max_retries,
         }
 
-    def _ship(self, request: ModelRequest) -> ShippedModel | None:
+    def _ship(self, request: ModelRequest) -> messages.ShippedModel | None:
         """A local model's files in Ray's object store, once per run (None: not local,
         or larger than `SHIP_LIMIT`)."""
         if request.local_root is None:
@@ -309,7 +306,7 @@ class RayExecutor:
             size = shipped_size(request)
             shipped = None
             if size <= SHIP_LIMIT:
-                shipped = ShippedModel([self._ray.put(pack(request))], size)
+                shipped = messages.ShippedModel([self._ray.put(pack(request))], size)
             self._shipped[request.fingerprint] = shipped
         return self._shipped[request.fingerprint]
 
