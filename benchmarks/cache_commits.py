@@ -27,7 +27,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from common import TOXIGEN, add_device_arguments, choose_device, device_name, results_path
+from common import TOXIGEN, add_device_arguments, choose_device, device_name, write_record
 
 from audit.data.items import LabelledItem, LoadedDataset
 from audit.display import SilentDisplay
@@ -133,10 +133,7 @@ def main() -> None:
         "journal_commit_share": commit_share,
         "identical_scores": scores["per_batch"] == scores["per_chunk"],
     }
-    target = args.out or results_path("cache_commits", device)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(record, indent=2))
-    print(json.dumps(record, indent=2))
+    write_record(record, "cache_commits", device, args.out)
 
 
 if __name__ == "__main__":

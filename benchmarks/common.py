@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import re
 import time
@@ -117,6 +118,14 @@ def results_path(name: str, device: torch.device, dtype: str = "float32") -> Pat
     """benchmarks/results/<name>_<device>[_<dtype>].json (float32 keeps the plain name)."""
     suffix = "" if dtype == "float32" else f"_{dtype}"
     return RESULTS / f"{name}_{device_slug(device)}{suffix}.json"
+
+
+def write_record(record: dict[str, Any], name: str, device: torch.device, out: Path | None) -> None:
+    """Write a benchmark's record to `out` (default: `results_path(name, device)`) and print it."""
+    target = out or results_path(name, device)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(record, indent=2))
+    print(json.dumps(record, indent=2))
 
 
 def device_record(device: torch.device, dtype: str, peak: float) -> dict[str, Any]:

@@ -31,8 +31,8 @@ from common import (
     add_device_arguments,
     choose_device,
     device_name,
-    results_path,
     synchronize,
+    write_record,
 )
 
 from audit.models.load import load_model
@@ -107,10 +107,7 @@ def main() -> None:
         "ticks_over_no_ticks": median["ticks"] / median["no_ticks"],
         "identical_scores": scores["ticks"] == scores["no_ticks"],
     }
-    target = args.out or results_path("progress_overhead", device)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(record, indent=2))
-    print(json.dumps(record, indent=2))
+    write_record(record, "progress_overhead", device, args.out)
 
 
 if __name__ == "__main__":

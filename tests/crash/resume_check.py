@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from audit import faults
 from tests.crash.conftest import Baseline
@@ -45,3 +47,17 @@ def outputs_are_whole(out: Path) -> None:
         pd.read_parquet(out / "scores.parquet")
     if (out / "report.html").exists():
         assert (out / "report.html").read_text().rstrip().endswith("</html>")
+
+
+def resume_tests(*stages: str) -> Callable[..., None]:
+    """A test with one case per seeded moment of each of `stages` (a file per group of
+    stages, so that parallel workers share the kills)."""
+
+    @pytest.mark.parametrize("nth", range(PER_STAGE))
+    @pytest.mark.parametrize("stage", stages)
+    def test_a_killed_run_resumes_to_identical_results(
+        stage: str, nth: int, baseline: Baseline, tmp_path: Path
+    ) -> None:
+        kill_and_resume(baseline, stage, nth, tmp_path)
+
+    return test_a_killed_run_resumes_to_identical_results

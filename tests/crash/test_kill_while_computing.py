@@ -4,13 +4,9 @@ moments are fault points (`audit.faults`) drawn with a fixed seed (`harness.SEED
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from tests.crash.conftest import Baseline
 from tests.crash.harness import STAGES
-from tests.crash.resume_check import PER_STAGE, kill_and_resume
+from tests.crash.resume_check import PER_STAGE, resume_tests
 
 
 def test_every_stage_has_enough_moments(baseline: Baseline) -> None:
@@ -21,9 +17,4 @@ def test_every_stage_has_enough_moments(baseline: Baseline) -> None:
     assert all(n >= PER_STAGE for n in counts.values()), counts
 
 
-@pytest.mark.parametrize("nth", range(PER_STAGE))
-@pytest.mark.parametrize("stage", ["scoring", "variant training"])
-def test_a_killed_run_resumes_to_identical_results(
-    stage: str, nth: int, baseline: Baseline, tmp_path: Path
-) -> None:
-    kill_and_resume(baseline, stage, nth, tmp_path)
+test_a_killed_run_resumes_to_identical_results = resume_tests("scoring", "variant training")
