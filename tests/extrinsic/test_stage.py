@@ -82,6 +82,14 @@ def _common(item: PlannedTask) -> dict[str, Any]:
     }
 
 
+def _biasbios_task(data: TaskData) -> PlannedTask:
+    """BiasBios planned for one model `m` on `data`."""
+    entry = EXTRINSIC_TASKS.entry("biasbios")
+    return PlannedTask(
+        ExtrinsicSpec(task="biasbios"), entry, _WrongRecord(), BiasBiosOptions(), data, ("m",)
+    )
+
+
 def test_the_built_in_tasks_keep_the_stores_keys() -> None:
     rows = [StsRow(float(i), f"a{i}", "b", "g", "f", "2012", "1", i) for i in range(3)]
     data = TaskData(dataset="sts_b", train=rows, dev=rows[:1], evaluation=None)
@@ -96,14 +104,7 @@ def test_the_built_in_tasks_keep_the_stores_keys() -> None:
     assert _key(sts) == regression_key(train_rows=rows, dev_rows=rows[:1], **_common(sts))
     texts = [LabelledText(text=f"t{i}", label=label) for i, label in enumerate("abb")]
     data = TaskData(dataset="biasbios", train=texts, dev=texts, evaluation=None, labels=("b", "a"))
-    bios = PlannedTask(
-        ExtrinsicSpec(task="biasbios"),
-        EXTRINSIC_TASKS.entry("biasbios"),
-        _WrongRecord(),
-        BiasBiosOptions(),
-        data,
-        ("m",),
-    )
+    bios = _biasbios_task(data)
     expected = classifier_key(train_rows=texts, dev_rows=texts, labels=("b", "a"), **_common(bios))
     assert _key(bios) == expected
     assert bios.task_head.labels == ("b", "a") and bios.task_head.kind == "classification"
@@ -113,14 +114,7 @@ def test_a_tasks_own_head_is_keyed_and_planned_with_it() -> None:
     texts = [LabelledText(text=f"t{i}", label=label) for i, label in enumerate("abb")]
     own = classification(("b", "a", "c"))
     data = TaskData("biasbios", texts, texts, None, labels=("a", "b"), head=own)
-    item = PlannedTask(
-        ExtrinsicSpec(task="biasbios"),
-        EXTRINSIC_TASKS.entry("biasbios"),
-        _WrongRecord(),
-        BiasBiosOptions(),
-        data,
-        ("m",),
-    )
+    item = _biasbios_task(data)
     assert item.task_head is own
     assert _key(item) == planned_key(own, train_rows=texts, dev_rows=texts, **_common(item))
     assert _key(item) != classifier_key(
