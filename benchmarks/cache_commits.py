@@ -19,15 +19,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import statistics
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
-from common import TOXIGEN, add_device_arguments, choose_device, device_name, write_record
+from common import (
+    TOXIGEN,
+    add_device_arguments,
+    choose_device,
+    run_header,
+    write_record,
+)
 
 from audit.data.items import LabelledItem, LoadedDataset
 from audit.display import SilentDisplay
@@ -118,11 +122,7 @@ def main() -> None:
     runner._fill = fill  # type: ignore[assignment]
     median = {k: statistics.median(v) for k, v in times.items()}
     record = {
-        "created_at": datetime.now(UTC).isoformat(),
-        "device": str(device),
-        "device_name": device_name(device),
-        "machine": platform.platform(),
-        "cpus": os.cpu_count(),
+        **run_header(device),
         "load_average": os.getloadavg(),
         "scorer": "aul",
         "sentences": len(sample),

@@ -12,9 +12,11 @@ import argparse
 import contextlib
 import json
 import os
+import platform
 import re
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -118,6 +120,17 @@ def results_path(name: str, device: torch.device, dtype: str = "float32") -> Pat
     """benchmarks/results/<name>_<device>[_<dtype>].json (float32 keeps the plain name)."""
     suffix = "" if dtype == "float32" else f"_{dtype}"
     return RESULTS / f"{name}_{device_slug(device)}{suffix}.json"
+
+
+def run_header(device: torch.device) -> dict[str, Any]:
+    """When and where a benchmark ran: the first fields of its record."""
+    return {
+        "created_at": datetime.now(UTC).isoformat(),
+        "device": str(device),
+        "device_name": device_name(device),
+        "machine": platform.platform(),
+        "cpus": os.cpu_count(),
+    }
 
 
 def write_record(record: dict[str, Any], name: str, device: torch.device, out: Path | None) -> None:

@@ -16,12 +16,10 @@ import argparse
 import contextlib
 import json
 import os
-import platform
 import random
 import statistics
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +28,7 @@ from common import (
     TOXIGEN,
     add_device_arguments,
     choose_device,
-    device_name,
+    run_header,
     synchronize,
     write_record,
 )
@@ -96,11 +94,7 @@ def main() -> None:
     causal.LayerTicks = LayerTicks  # type: ignore[attr-defined,misc]
     median = {k: statistics.median(v) for k, v in times.items()}
     record = {
-        "created_at": datetime.now(UTC).isoformat(),
-        "device": str(device),
-        "device_name": device_name(device),
-        "machine": platform.platform(),
-        "cpus": os.cpu_count(),
+        **run_header(device),
         "sentences": len(sample),
         "seconds": times,
         "median_seconds": median,
