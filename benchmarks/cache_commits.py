@@ -124,6 +124,7 @@ def main() -> None:
     record = {
         **run_header(device),
         "load_average": os.getloadavg(),
+        "model": str(args.model),
         "scorer": "aul",
         "sentences": len(sample),
         "batch_commits_per_run": batch_commits,

@@ -66,12 +66,15 @@ def read_crows_pairs(path: Path) -> list[tuple[str, str]]:
         return [(row["sent_more"], row["sent_less"]) for row in csv.DictReader(handle)]
 
 
-def load_minilm(device: torch.device, dtype: str) -> LoadedModel:
-    """minilm-mlm loaded as `audit run` loads a model with this `dtype` on `device`."""
-    if not (MODEL_DIR / "config.json").exists():
-        subprocess.run([sys.executable, str(BUILD), str(MODEL_DIR)], check=True)
+def load_minilm(device: torch.device, dtype: str, folder: Path | None = None) -> LoadedModel:
+    """minilm-mlm (or the model in `folder`) loaded as `audit run` loads a model with this
+    `dtype` on `device`."""
+    if folder is None:
+        folder = MODEL_DIR
+        if not (MODEL_DIR / "config.json").exists():
+            subprocess.run([sys.executable, str(BUILD), str(MODEL_DIR)], check=True)
     spec = ModelSpec.model_validate(
-        {"id": "minilm-mlm", "source": {"path": str(MODEL_DIR)}, "dtype": dtype}
+        {"id": "minilm-mlm", "source": {"path": str(folder)}, "dtype": dtype}
     )
     cache = Path(tempfile.mkdtemp(prefix="audit-bench-"))
     return load_model(spec, cache_dir=cache, device=str(device))
@@ -230,6 +233,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch-tokens", type=int, default=None)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--scorers", default="cps,sss,aul,aula,pll")
+    parser.add_argument(
+        "--model", type=Path, default=None, help="a masked LM folder in minilm-mlm's place"
+    )
     add_device_arguments(parser)
     args = parser.parse_args(argv)
 
@@ -238,7 +244,7 @@ def main(argv: list[str] | None = None) -> None:
     pairs = read_crows_pairs(CROWS)
     if args.pairs:
         pairs = pairs[: args.pairs]
-    model = load_minilm(device, args.dtype)
+    model = load_minilm(device, args.dtype, args.model)
     peak = matmul_peak(device, DTYPES[args.dtype])
     machine = device_record(device, args.dtype, peak)
     options = MaskedOptions(batch_tokens=args.batch_tokens)
@@ -314,7 +320,7 @@ def main(argv: list[str] | None = None) -> None:
                     "torch": torch.__version__,
                     "load_average": os.getloadavg(),
                 },
-                "model": "minilm-mlm",
+                "model": str(args.model) if args.model else "minilm-mlm",
                 "dtype": args.dtype,
                 "dataset": "crows_pairs_anonymized.csv",
                 "pairs": len(pairs),
