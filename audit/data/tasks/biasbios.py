@@ -268,9 +268,15 @@ def _text(
         return raw[int(start) :].strip()
     name = _first(record, TEXT_FIELDS)
     if name is None:
+        alone = (
+            "; 'raw' is not read without 'start_pos': the whole bio's first sentence names "
+            "the title"
+            if "raw" in record
+            else ""
+        )
         raise DataError(
             f"{where}: no text field: expected raw + start_pos (biosbias) or one of "
-            f"{', '.join(TEXT_FIELDS)}, or name it with text_field (fields: {keys})"
+            f"{', '.join(TEXT_FIELDS)}, or name it with text_field (fields: {keys}){alone}"
         )
     return str(record[name]).strip()
 
