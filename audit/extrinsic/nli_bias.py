@@ -249,9 +249,9 @@ def nli_bias_scores(
     gender_of: Mapping[str, Gender] | None = None,
 ) -> NliBiasResult:
     """FN_female - FN_male (the value), and NN, FN and threshold:tau overall, per gender
-    and per gender word (see the module docstring) from `probs` (n x 3, rows summing to 1, columns in `labels` order) for
-    `pairs[i]`. `gender_of` maps gender words (lower case) to female/male (default: the
-    common words of `DEFAULT_GENDER_OF`)."""
+    and per gender word (see the module docstring) from `probs` (n x 3, rows summing to
+    1, columns in `labels` order) for `pairs[i]`. `gender_of` maps gender words (lower
+    case) to female/male (default: the common words of `DEFAULT_GENDER_OF`)."""
     if n_bootstrap < 0:
         raise ValueError(f"n_bootstrap must be >= 0 (got {n_bootstrap})")
     if not pairs:
