@@ -52,8 +52,8 @@ PEOPLE: list[tuple[str, str, str, str, str]] = [
     ("Sam", "dj", "M", "He mixes house music.", "dj"),
 ]
 TITLES = ("dj", "nurse", "professor", "surgeon")
-#: Profession codes of the LabHC/bias_in_bios card (28 titles in alphabetical order) and
-#: its gender codes (0 male, 1 female).
+#: Profession codes of the LabHC/bias_in_bios card (28 titles in alphabetical order:
+#: nurse 13, ...) and a gender coding, which the reader must be told (`gender_codes`).
 LABHC_PROFESSION = {"dj": 8, "nurse": 13, "professor": 21, "surgeon": 25}
 LABHC_GENDER = {"M": 0, "F": 1}
 

@@ -387,3 +387,38 @@ def test_the_gap_interval_resamples_premises_by_hand(tmp_path: Path) -> None:
     low, high = np.quantile(replicates, [0.025, 0.975])
     assert (result.ci_low, result.ci_high) == (pytest.approx(low), pytest.approx(high))
     assert result.ci_low < result.value < result.ci_high  # type: ignore[operator]
+
+
+def test_an_nli_detail_written_before_the_gap_reads_back_as_its_fields(tmp_path: Path) -> None:
+    """Before issue 20 the detail's value was FN over all pairs and it had no
+    fraction_neutral field: it is kept as a plain record, never read as the gap."""
+    from audit.ids import PluginId
+    from audit.results import ExtrinsicRecord, NliBiasResult
+    from tests.extrinsic.test_head_kinds import summary
+
+    lists = load_nli_word_lists(word_lists(tmp_path))
+    pairs = generate_nli_templates(lists, max_premises=4, seed=0)
+    new = nli_bias_scores(PROBS, LABELS, pairs, seed=0, n_bootstrap=0)
+    old = new.model_dump(mode="json")
+    for name in [k for k in old if k.startswith(("fraction_neutral", "net_neutral"))]:
+        del old[name]
+    old["value"] = new.fraction_neutral
+
+    def record(detail: object) -> ExtrinsicRecord:
+        return ExtrinsicRecord(
+            task="nli_bias",
+            measure=PluginId.of("nli_bias", {}),
+            model="m",
+            dataset="nli_bias",
+            value=0.0,
+            n=12,
+            finetune=summary("classification"),
+            cached=False,
+            key="k",
+            detail=detail,
+        )
+
+    again = ExtrinsicRecord.model_validate_json(record(new).model_dump_json())
+    assert isinstance(again.detail, NliBiasResult) and again.detail == new
+    kept = ExtrinsicRecord.model_validate_json(record(old).model_dump_json())
+    assert not isinstance(kept.detail, NliBiasResult) and kept.detail == old
