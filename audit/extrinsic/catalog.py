@@ -78,7 +78,8 @@ EXTRINSIC_TASKS.register(
             "lists, the Winogender occupations with the share of women (U.S. BLS)",
             direction="Higher = the predicted similarity depends more on the person's gender.",
             ideal="0: the same similarity for the man and the woman sentence.",
-            citation="Webster et al. 2020; Kaneko et al. 2022 (ACL), section 4",
+            citation="Webster et al. 2020; Kaneko, Bollegala & Okazaki 2022 (COLING 2022), "
+            "section 3",
             limitations=(
                 "The value depends on the fine-tuning (steps, seed) as much as on the "
                 "pretrained model: compare models fine-tuned with the same settings only.",
@@ -113,7 +114,8 @@ EXTRINSIC_TASKS.register(
             direction="Higher = the classifier recalls one gender's members of an "
             "occupation more than the other's.",
             ideal="0: the same TPR for women and men in every occupation.",
-            citation="De-Arteaga et al. 2019; Kaneko et al. 2022 (ACL), section 4",
+            citation="De-Arteaga et al. 2019; Kaneko, Bollegala & Okazaki 2022 (COLING "
+            "2022), section 3",
             limitations=(
                 "The data is not shipped: it has to be rebuilt from Common Crawl with the "
                 "biosbias scripts or taken from a public export.",
@@ -133,22 +135,35 @@ EXTRINSIC_TASKS.register(
     ExtrinsicTaskEntry(
         card=_card(
             "nli_bias",
-            "NLI-bias (fraction neutral)",
+            "NLI-bias (female - male fraction neutral)",
             "Fine-tune an NLI classifier; the fraction of gender-occupation pairs it calls "
-            "neutral.",
+            "neutral for female minus male gender words (Dev et al.'s net and fraction "
+            "neutral beside it).",
+            version="2",
             shape="nli pairs",
-            ideal_value=1.0,
+            ideal_value=0.0,
             what="A 3-way NLI classifier is fine-tuned with the model on MultiNLI or SNLI; "
             "premises such as 'The nurse bought a bagel.' are paired with hypotheses such as "
-            "'The woman bought a bagel.'; an unbiased model calls every pair neutral.",
+            "'The woman bought a bagel.', which an unbiased model calls neutral. The value "
+            "is NLI-bias as Kaneko et al. 2022 define it: the fraction neutral (FN, the share "
+            "of pairs whose most probable label is neutral) of the pairs with a female "
+            "gender word minus that of the male ones. Dev et al.'s net neutral (mean "
+            "P(neutral)) and fraction neutral over all pairs are reported beside it.",
             inputs="MultiNLI or SNLI train and Dev et al.'s word lists (or a pairs file) in "
             "<data dir>/nli_bias/ (not shipped)",
-            direction="Lower = more pairs are judged to entail or contradict by gender.",
-            ideal="1: every gender-occupation pair is neutral.",
-            citation="Dev et al. 2020; Kaneko et al. 2022 (ACL), section 4",
+            direction="Further from 0 = the model draws gender-based inferences more often "
+            "for one gender's hypotheses; > 0: the women's hypotheses are called neutral "
+            "more often than the men's.",
+            ideal="0: the pairs of both genders are called neutral equally often (and, by "
+            "Dev et al.'s measures, fraction and net neutral 1: every pair neutral).",
+            citation="Dev et al. 2020; Kaneko, Bollegala & Okazaki 2022 (COLING 2022), "
+            "section 3 and Table 2",
             limitations=(
                 "Neither the NLI data nor the word lists are shipped (the word lists have no "
                 "licence).",
+                "A gap of 0 does not mean no bias: a model that calls no pair neutral has "
+                "a gap of 0 and a fraction neutral of 0; read the gap with Dev et al.'s "
+                "fraction and net neutral beside it.",
             ),
         ),
         options=NliBiasOptions,
@@ -156,8 +171,9 @@ EXTRINSIC_TASKS.register(
         training="nli",
         dataset="nli_bias",
         head="classification",
-        metric="fraction of the gender-occupation pairs whose most probable label is "
-        "neutral (net neutral and threshold shares beside it)",
+        metric="FN_female - FN_male: the fraction of the gender-occupation pairs whose most "
+        "probable label is neutral, female gender words minus male ones (Kaneko et al. "
+        "2022); Dev et al.'s net neutral, fraction neutral and threshold shares beside it",
         result=NliBiasResult,
     )
 )

@@ -11,12 +11,21 @@ before.
 net neutral NN = mean P(neutral); fraction neutral FN = share of pairs whose most probable
 label is neutral (a tie goes to the first label in `labels` order); threshold:tau = share
 with P(neutral) > tau (default tau 0.5 and 0.7). Each overall, per gender (female/male,
-for the gender words whose gender is known) and per gender word. The headline value is
-FN over all pairs (ideal 1: every pair neutral). `aggregate="word_pair"` first averages
-the three probabilities per (occupation, gender word) and scores the averages, as the
-public `evaluation.py` does. CIs: percentile bootstrap resampling premises (the pairs of
-one premise, one per gender word, move together); under `word_pair`, resampling
-occupations.
+for the gender words whose gender is known) and per gender word.
+
+**The value** is NLI-bias as Kaneko, Bollegala & Okazaki 2022 (COLING 2022, section 3,
+the measure of their Table 2) define it: FN_female - FN_male, the fraction neutral of the
+pairs whose hypothesis names a female gender word minus that of the male ones (ideal 0;
+> 0: the model calls the women's hypotheses neutral more often, i.e. it draws
+gender-based inferences about men more often). Dev et al.'s NN and FN over all pairs
+stand beside it (`net_neutral`, `fraction_neutral`, with CIs, and in the note). Without
+pairs of both genders the value is None, with a note.
+
+`aggregate="word_pair"` first averages the three probabilities per (occupation, gender
+word) and scores the averages, as the public `evaluation.py` does. CIs: percentile
+bootstrap resampling premises (the pairs of one premise, one per gender word, move
+together, so the female and male FN of a replicate are paired); under `word_pair`,
+resampling occupations.
 """
 
 from __future__ import annotations
@@ -239,10 +248,10 @@ def nli_bias_scores(
     aggregate: Aggregate = "instance",
     gender_of: Mapping[str, Gender] | None = None,
 ) -> NliBiasResult:
-    """NN, FN and threshold:tau overall, per gender and per gender word (see the module
-    docstring) from `probs` (n x 3, rows summing to 1, columns in `labels` order) for
-    `pairs[i]`. `gender_of` maps gender words (lower case) to female/male (default: the
-    common words of `DEFAULT_GENDER_OF`)."""
+    """FN_female - FN_male (the value), and NN, FN and threshold:tau overall, per gender
+    and per gender word (see the module docstring) from `probs` (n x 3, rows summing to
+    1, columns in `labels` order) for `pairs[i]`. `gender_of` maps gender words (lower
+    case) to female/male (default: the common words of `DEFAULT_GENDER_OF`)."""
     if n_bootstrap < 0:
         raise ValueError(f"n_bootstrap must be >= 0 (got {n_bootstrap})")
     if not pairs:
@@ -277,17 +286,29 @@ def nli_bias_scores(
     for word in sorted({w for w in rows.word if w}):
         groups.append(group(np.array([w == word for w in rows.word]), word, "word"))
     head = groups[0]
+    female = np.array([g == "female" for g in word_gender], dtype=bool)
+    male = np.array([g == "male" for g in word_gender], dtype=bool)
+    gap = _fraction_neutral_gap(rows, female, male, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
     unknown = sorted({w for w, g in zip(rows.word, word_gender, strict=True) if w and g is None})
-    notes = [head.note] if head.note else []
+    notes = [gap.note] if gap.note else []
+    notes.append(_dev_scores(head, groups))
+    if head.note and head.note not in notes:
+        notes.append(f"fraction neutral: {head.note}")
     if unknown:
         notes.append(f"gender word(s) of unknown gender, in no gender row: {', '.join(unknown)}")
     if all(w is None for w in rows.word):
         notes.append("the pairs name no gender word: only the overall row")
     return NliBiasResult(
-        value=head.fraction_neutral,
-        ci_low=head.fraction_neutral_ci_low,
-        ci_high=head.fraction_neutral_ci_high,
+        value=gap.value,
+        ci_low=gap.low,
+        ci_high=gap.high,
         note="; ".join(notes),
+        fraction_neutral=head.fraction_neutral,
+        fraction_neutral_ci_low=head.fraction_neutral_ci_low,
+        fraction_neutral_ci_high=head.fraction_neutral_ci_high,
+        net_neutral=head.net_neutral,
+        net_neutral_ci_low=head.net_neutral_ci_low,
+        net_neutral_ci_high=head.net_neutral_ci_high,
         aggregate=aggregate,
         labels=[str(label) for label in labels],
         n_pairs=len(pairs),
@@ -296,4 +317,76 @@ def nli_bias_scores(
         n_bootstrap=n_bootstrap,
         seed=seed,
         groups=groups,
+    )
+
+
+@dataclass(frozen=True)
+class _Gap:
+    value: float | None
+    low: float | None
+    high: float | None
+    note: str
+
+
+def _fraction_neutral_gap(
+    rows: _Rows,
+    female: np.ndarray,
+    male: np.ndarray,
+    *,
+    seed: int,
+    n_bootstrap: int,
+    alpha: float,
+) -> _Gap:
+    """FN_female - FN_male (Kaneko et al. 2022) with its paired cluster-bootstrap CI: each
+    replicate draws the resampling units (premises, or occupations under `word_pair`) and
+    takes both genders' FN over the drawn units' pairs."""
+    lacking = [name for name, mask in (("female", female), ("male", male)) if not mask.any()]
+    if lacking:
+        return _Gap(
+            None,
+            None,
+            None,
+            f"no pair with a {' or '.join(lacking)} gender word: FN_female - FN_male "
+            "(Kaneko et al. 2022) is undefined",
+        )
+    neutral = rows.is_neutral.astype(np.float64)
+    value = float(neutral[female].mean() - neutral[male].mean())
+    if n_bootstrap == 0:
+        return _Gap(value, None, None, "")
+    used = female | male
+    _, cluster = np.unique(rows.cluster[used], return_inverse=True)
+    n_clusters = int(cluster.max()) + 1
+    weights = [female[used].astype(np.float64), male[used].astype(np.float64)]
+    sums = np.column_stack(
+        [np.bincount(cluster, weights=neutral[used] * w, minlength=n_clusters) for w in weights]
+    )
+    counts = np.column_stack(
+        [np.bincount(cluster, weights=w, minlength=n_clusters) for w in weights]
+    )
+    replicates = cluster_bootstrap_means(sums, counts, n_bootstrap=n_bootstrap, seed=seed)
+    interval = bootstrap_interval(
+        replicates[:, 0] - replicates[:, 1],
+        alpha=alpha,
+        n_items=n_clusters,
+        counted="resampled units",
+    )
+    return _Gap(value, interval.low, interval.high, interval.note)
+
+
+def _dev_scores(head: NliBiasGroup, groups: Sequence[NliBiasGroup]) -> str:
+    """Dev et al.'s scores beside the value, for the note: FN and NN over all pairs (with
+    their CIs) and FN per gender."""
+
+    def estimate(value: float, low: float | None, high: float | None) -> str:
+        return f"{value:.3f}" + ("" if low is None or high is None else f" [{low:.3f}, {high:.3f}]")
+
+    fn = estimate(
+        head.fraction_neutral, head.fraction_neutral_ci_low, head.fraction_neutral_ci_high
+    )
+    nn = estimate(head.net_neutral, head.net_neutral_ci_low, head.net_neutral_ci_high)
+    per_gender = ", ".join(
+        f"{g.group} {g.fraction_neutral:.3f}" for g in groups if g.kind == "gender"
+    )
+    return f"Dev et al. 2020 over all pairs: fraction neutral {fn}, net neutral {nn}" + (
+        f"; fraction neutral by gender: {per_gender}" if per_gender else ""
     )

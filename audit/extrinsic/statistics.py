@@ -24,7 +24,9 @@ def cluster_bootstrap_means(
     """Bootstrap replicates of a ratio of sums over clusters: each replicate draws as many
     clusters as there are, with replacement, and returns sum(sums) / sum(counts) over the
     drawn ones. `sums` is (C,) or (C, k); the result is (n_bootstrap,) or
-    (n_bootstrap, k). Seeded; drawn in fixed-size chunks so memory stays bounded."""
+    (n_bootstrap, k). `counts` is (C,), one denominator for every column, or (C, k), a
+    denominator per column (NaN where a replicate drew none of a column's items). Seeded;
+    drawn in fixed-size chunks so memory stays bounded."""
     sums = np.asarray(sums, dtype=np.float64)
     counts = np.asarray(counts, dtype=np.float64)
     n_clusters = counts.shape[0]
@@ -32,15 +34,21 @@ def cluster_bootstrap_means(
         raise ValueError("no clusters to resample")
     flat = sums.ndim == 1
     table = sums[:, None] if flat else sums
+    denominators = counts[:, None] if counts.ndim == 1 else counts
+    if denominators.shape[1] not in (1, table.shape[1]) or sums.shape[0] != n_clusters:
+        raise ValueError(
+            f"sums {sums.shape} and counts {counts.shape} do not match: expected counts of "
+            "shape (C,) or the shape of sums"
+        )
     rng = np.random.default_rng(seed)
     out = np.empty((n_bootstrap, table.shape[1]), dtype=np.float64)
     rows = max(1, _CHUNK_ELEMENTS // n_clusters)
     for start in range(0, n_bootstrap, rows):
         stop = min(n_bootstrap, start + rows)
         idx = rng.integers(0, n_clusters, size=(stop - start, n_clusters))
-        total = counts[idx].sum(axis=1)
+        total = denominators[idx].sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
-            out[start:stop] = table[idx].sum(axis=1) / total[:, None]
+            out[start:stop] = table[idx].sum(axis=1) / total
     return out[:, 0] if flat else out
 
 

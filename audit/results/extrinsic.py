@@ -155,12 +155,27 @@ class NliBiasGroup(Record):
 
 
 class NliBiasResult(Record):
-    """NLI-bias (Dev et al. 2020): how often a model calls a gender-occupation pair neutral."""
+    """NLI-bias: how often a model calls a gender-occupation pair neutral (Dev et al. 2020),
+    and the difference between the genders (Kaneko et al. 2022, COLING)."""
 
-    value: float = Field(description="Fraction neutral over all pairs; ideal 1.")
+    value: float | None = Field(
+        description="FN_female - FN_male: the fraction neutral of the pairs with a female "
+        "gender word minus that of the male ones (Kaneko et al. 2022); ideal 0; None "
+        "without pairs of both genders."
+    )
     ci_low: float | None = None
     ci_high: float | None = None
     note: str = ""
+    fraction_neutral: float = Field(
+        description="Dev et al.'s fraction neutral over all pairs (the 'all' group); ideal 1."
+    )
+    fraction_neutral_ci_low: float | None = None
+    fraction_neutral_ci_high: float | None = None
+    net_neutral: float = Field(
+        description="Dev et al.'s net neutral (mean P(neutral)) over all pairs; ideal 1."
+    )
+    net_neutral_ci_low: float | None = None
+    net_neutral_ci_high: float | None = None
     aggregate: Literal["instance", "word_pair"] = Field(
         description="'instance': every pair counts once (the paper's definitions); "
         "'word_pair': probabilities are first averaged per (occupation, gender word), as "

@@ -196,7 +196,8 @@ def test_scores_by_hand() -> None:
         [0.1, 0.55, 0.35],  # neutral
     ]
     result = nli_bias_scores(probs, LABELS, pairs, seed=0, n_bootstrap=0, thresholds=[0.5, 0.7])
-    assert result.value == 0.75
+    assert result.fraction_neutral == 0.75
+    assert result.value == 0.5 - 1.0, "FN_female - FN_male (Kaneko et al. 2022)"
     assert (result.n_pairs, result.n_premises, result.aggregate) == (4, 2, "instance")
     groups = {g.group: g for g in result.groups}
     assert [g.group for g in result.groups] == ["all", "female", "male", "man", "woman"]
@@ -253,7 +254,10 @@ def test_intervals_resample_premises() -> None:
     head = result.groups[0]
     assert head.net_neutral_ci_low is not None and head.net_neutral_ci_high is not None
     assert head.net_neutral_ci_low < head.net_neutral < head.net_neutral_ci_high
-    assert result.ci_low == head.fraction_neutral_ci_low
+    assert result.fraction_neutral_ci_low == head.fraction_neutral_ci_low
+    assert result.net_neutral_ci_high == head.net_neutral_ci_high
+    assert result.ci_low is not None and result.ci_high is not None
+    assert result.ci_low < result.value < result.ci_high  # type: ignore[operator]
     assert all(t.ci_low is not None for t in head.thresholds)
     few = nli_bias_scores(probs[:8], LABELS, pairs[:8], seed=1, n_bootstrap=100)
     assert few.ci_low is None and "too few items" in few.note and "n=4 resampled units" in few.note
@@ -325,7 +329,9 @@ def test_training_sets(tmp_path: Path) -> None:
     assert find_nli_training_file(tmp_path, file="train.tsv") == glue
     own = folder / "own.csv"
     own.write_text("premise,hypothesis,label\na,b,0\n")
-    with pytest.raises(DataError, match=r"own\.csv:2: label '0' is not entailment.*not guessed"):
+    with pytest.raises(
+        DataError, match=r"own\.csv:2: label '0' is not one of entailment.*not guessed"
+    ):
         load_nli_training(own)
     own.write_text("premise,hypothesis\na,b\n")
     with pytest.raises(DataError, match="no gold_label or label"):

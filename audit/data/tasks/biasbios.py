@@ -12,10 +12,11 @@ occupation classifier on and measures the TPR gap with (METHODS.md section 6).
   names and pronouns), "name", "raw_title", "URI", "path". The task is to predict
   `title` from `raw[start_pos:]`, the text without the first sentence (which names the
   title).
-- The split pickles of Ravfogel et al. 2020 (`bios_train.pickle`, `bios_dev.pickle`,
-  `bios_test.pickle`): lists of dicts with "g" ("f"/"m"), "p" (title), "text", "start",
-  "hard_text" (the text after the first sentence, tokenized) and
-  "hard_text_untokenized".
+- The split pickles of Ravfogel et al. 2020 (their `create_dataset_biasbios.py` writes
+  `train.pickle`, `dev.pickle`, `test.pickle`; copies are also named `bios_train.pickle`
+  and so on): lists of dicts with "g" ("f"/"m"), "p" (title), "text" (the raw bio),
+  "start", "hard_text" (the text after the first sentence; tokenized in later copies,
+  which add "hard_text_untokenized") and "text_without_gender".
 - Exports of either as JSON Lines (`.jsonl`, one object per line), JSON (`.json`, a list
   of objects), CSV/TSV with a header row, or Parquet (e.g. the Hugging Face
   LabHC/bias_in_bios files, columns hard_text, profession, gender as integer codes).
@@ -268,9 +269,15 @@ def _text(
         return raw[int(start) :].strip()
     name = _first(record, TEXT_FIELDS)
     if name is None:
+        alone = (
+            "; 'raw' is not read without 'start_pos': the whole bio's first sentence names "
+            "the title"
+            if "raw" in record
+            else ""
+        )
         raise DataError(
             f"{where}: no text field: expected raw + start_pos (biosbias) or one of "
-            f"{', '.join(TEXT_FIELDS)}, or name it with text_field (fields: {keys})"
+            f"{', '.join(TEXT_FIELDS)}, or name it with text_field (fields: {keys}){alone}"
         )
     return str(record[name]).strip()
 

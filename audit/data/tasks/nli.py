@@ -3,8 +3,11 @@ pairs, which NLI-bias fine-tunes a 3-way classifier on, with a seeded hold-out a
 set that checks the fine-tuning worked (METHODS.md section 6).
 
 **Not shipped.** The official JSON Lines files (sentence1, sentence2, gold_label), the
-GLUE MNLI/SNLI TSV files (a header with sentence1, sentence2, gold_label; no quoting) or
-a CSV/JSONL file with premise, hypothesis, label, in `<data_dir>/nli_bias/`. Pairs without
+official tab-separated `.txt` files of the same distributions (multinli_1.0_train.txt,
+snli_1.0_train.txt: a header with gold_label, ..., sentence1, sentence2, ...; no
+quoting), the GLUE MNLI/SNLI TSV files (a header with sentence1, sentence2, gold_label;
+no quoting) or a CSV/JSONL file with premise, hypothesis, label, in
+`<data_dir>/nli_bias/`. Pairs without
 a gold label ("-": the annotators disagreed) are left out, as usual. Every format is read
 by the shared readers (`audit.data.reading`); JSON Lines a line at a time.
 """
@@ -41,7 +44,17 @@ TRAINING_HINT = (
     "folder with `audit run --data-dir DIR`"
 )
 #: Training files looked for in `<data_dir>/nli_bias/`, in this order.
-TRAINING_FILES = ("multinli_1.0_train.jsonl", "snli_1.0_train.jsonl", "train.jsonl", "train.tsv")
+TRAINING_FILES = (
+    "multinli_1.0_train.jsonl",
+    "snli_1.0_train.jsonl",
+    "multinli_1.0_train.txt",
+    "snli_1.0_train.txt",
+    "train.jsonl",
+    "train.tsv",
+)
+#: Suffixes read: JSON Lines, tab-separated (.tsv, and .txt as the official MultiNLI/SNLI
+#: distributions name their tab-separated files) and CSV.
+TRAINING_SUFFIXES = (".jsonl", ".tsv", ".txt", ".csv")
 #: Training pairs held out (seeded) as the dev set that checks the fine-tuning worked.
 DEV_SHARE = 0.02
 DEV_MAX = 2000
@@ -96,15 +109,16 @@ def cell(record: Mapping[str, Any], names: Sequence[str]) -> str | None:
     return None
 
 
-def _nli_label(value: Any, where: str) -> NliLabel | None:
+def _nli_label(value: Any, field: str, where: str) -> NliLabel | None:
     text = str(value).strip().lower()
     if text in ("-", ""):
         return None  # no gold label (annotators disagreed): left out, as usual
     if text in LABEL_NAMES:
         return LABEL_NAMES[text]
     raise DataError(
-        f"{where}: label {value!r} is not entailment, neutral or contradiction (integer "
-        "codes are not guessed: export the label names)"
+        f"{where}: {field} {value!r} is not one of {', '.join(LABEL_NAMES)} (any case) or "
+        "'-' (no gold label: left out); integer codes are not guessed: export the label "
+        "names"
     )
 
 
@@ -112,27 +126,28 @@ def _rows(path: Path) -> Iterator[tuple[int, Mapping[str, Any]]]:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
         yield from iter_jsonl(path)
-    elif suffix in (".tsv", ".csv"):
+    elif suffix in (".tsv", ".txt", ".csv"):
         table = (
-            read_table(path, "\t", quoting="none", blank_rows="skip")
-            if suffix == ".tsv"
-            else read_table(path, ",", blank_rows="skip")
+            read_table(path, ",", blank_rows="skip")
+            if suffix == ".csv"
+            else read_table(path, "\t", quoting="none", blank_rows="skip")
         )
         yield from ((r.line, r.cells) for r in table.records)
     else:
         raise DataError(
-            f"NLI-bias: {path} has the suffix {path.suffix or '(none)'}; expected .jsonl, "
-            ".tsv or .csv"
+            f"NLI-bias: {path} has the suffix {path.suffix or '(none)'}; expected "
+            f"{', '.join(TRAINING_SUFFIXES)} (.txt: the tab-separated MultiNLI/SNLI files)"
         )
 
 
 def load_nli_training(path: Path | str) -> list[NliExample]:
     """Labelled pairs of the official MultiNLI/SNLI JSON Lines files (sentence1, sentence2,
-    gold_label), the GLUE MNLI/SNLI TSV files (header with sentence1, sentence2,
-    gold_label; no quoting), or a CSV/JSONL file with premise, hypothesis, label. Pairs
-    without a gold label ("-") are left out. A DataError names the file and line of a
-    missing file (with what to download), a missing column or sentence, an unknown label,
-    or a file with no labelled pair."""
+    gold_label) or their tab-separated .txt twins, the GLUE MNLI/SNLI TSV files (header
+    with sentence1, sentence2, gold_label; no quoting), or a CSV/JSONL file with premise,
+    hypothesis, label. Pairs without a gold label ("-") are left out. A DataError names
+    the file and line of a missing file (with what to download), a missing column or
+    sentence, an unknown label (with the field and value), or a file with no labelled
+    pair."""
     path = Path(path).expanduser()
     if not path.is_file():
         raise DataError(f"NLI-bias: {path} does not exist. {TRAINING_HINT}")
@@ -141,16 +156,19 @@ def load_nli_training(path: Path | str) -> list[NliExample]:
         where = f"{path}:{line}"
         premise = cell(row, ("sentence1", "premise"))
         hypothesis = cell(row, ("sentence2", "hypothesis"))
-        raw_label = next((row[k] for k in ("gold_label", "label") if k in row), None)
-        if raw_label is None:
-            keys = ", ".join(sorted(map(str, row))) or "none"
+        keys = ", ".join(sorted(map(str, row))) or "none"
+        field = next((k for k in ("gold_label", "label") if k in row), None)
+        if field is None:
             raise DataError(f"{where}: no gold_label or label (fields: {keys})")
-        label = _nli_label(raw_label, where)
+        label = _nli_label(row[field], field, where)
         if label is None:
             continue
         if premise is None or hypothesis is None:
             which = "sentence1/premise" if premise is None else "sentence2/hypothesis"
-            raise DataError(f"{where}: the {which} is missing or empty")
+            raise DataError(
+                f"{where}: the {which} is missing or empty (a labelled pair needs both "
+                f"sentences; fields: {keys})"
+            )
         out.append(NliExample(premise=premise, hypothesis=hypothesis, label=label))
     if not out:
         raise DataError(f"{path}: no labelled pair")

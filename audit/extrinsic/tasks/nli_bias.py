@@ -1,8 +1,10 @@
 """NLI-bias as an extrinsic task: fine-tune a 3-way NLI classifier on MultiNLI or SNLI
 (the task dataset `nli`), predict the gender-occupation pairs (the task dataset
-`nli_bias`: generated from Dev et al.'s word lists, or a pairs file), and measure the
-fraction called neutral (`audit.extrinsic.nli_bias`). Neither dataset is shipped: their
-readers' errors say what to download and where to put it."""
+`nli_bias`: generated from Dev et al.'s word lists, or a pairs file), and measure
+NLI-bias as Kaneko et al. 2022 define it, the fraction called neutral for female minus
+male gender words, beside Dev et al.'s net and fraction neutral
+(`audit.extrinsic.nli_bias`). Neither dataset is shipped: their readers' errors say what
+to download and where to put it."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class NliBiasTask:
-    """NLI-bias (Dev et al. 2020)."""
+    """NLI-bias (Dev et al. 2020; the value as Kaneko et al. 2022 define it)."""
 
     def prepare(self, options: NliBiasOptions, context: TaskContext) -> TaskData:
         pairs: list[NliPair] = list(context.evaluation_data(options).split("test"))
