@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from audit.report.cards import MeasureCards
-from audit.report.formatting import fmt_num, join_words
+from audit.report.formatting import fmt_num, join_words, upper_first
 from audit.results import CorrelationWithRatio, MetaEvaluation
 
 #: Series named on page 1 before 'and N more'.
-MAX_NAMED = 5
+MAX_NAMED = 3
 
 
 @dataclass(frozen=True)
@@ -85,16 +85,15 @@ def _named(cards: MeasureCards, series: list[list[CorrelationWithRatio]]) -> str
 
 
 def _one_series(cards: MeasureCards, series: list[list[CorrelationWithRatio]]) -> str:
-    """' (bias score and SS have the same values on every ratio model: one series)' for
-    each named series with several names."""
-    notes = [
-        join_words(list(dict.fromkeys(cards.name(r.measure) for r in s)))
+    """' Bias score and SS have the same values on every ratio model: one series, ranked
+    once.' for each named series with several names ('' when none has)."""
+    sentences = [
+        f" {upper_first(join_words(names))} have the same values on every ratio model: one "
+        "series, ranked once."
         for s in series[:MAX_NAMED]
-        if len(s) > 1
+        if len(names := list(dict.fromkeys(cards.name(r.measure) for r in s))) > 1
     ]
-    if not notes:
-        return ""
-    return f" ({'; '.join(notes)}: the same values on every ratio model, one series ranked once)"
+    return "".join(sentences)
 
 
 def leader_sentence(cards: MeasureCards, meta: MetaEvaluation) -> str:
@@ -105,8 +104,8 @@ def leader_sentence(cards: MeasureCards, meta: MetaEvaluation) -> str:
     first = series_words(cards, top.first)
     if top.others == 0:
         return (
-            f"Only {first} has a defined correlation with r ({_rho(top.first[0])})"
-            f"{_one_series(cards, [top.first])}."
+            f"Only {first} has a defined correlation with r ({_rho(top.first[0])})."
+            f"{_one_series(cards, [top.first])}"
         )
     if top.untested:
         return (
@@ -117,12 +116,12 @@ def leader_sentence(cards: MeasureCards, meta: MetaEvaluation) -> str:
     if top.clear:
         return (
             f"The measure that follows it best is {first} ({_rho(top.first[0])}); a paired "
-            "bootstrap tells it apart from every other measure"
-            f"{_one_series(cards, [top.first])}."
+            "bootstrap tells it apart from every other measure."
+            f"{_one_series(cards, [top.first])}"
         )
     group = [top.first, *top.tied]
     return (
         f"No measure follows it clearly best: {_named(cards, group)} tie at |ρ| "
         f"{_abs_rhos(group)} (the strongest: {_rho(top.first[0])}; a paired bootstrap does "
-        f"not tell the others apart from it){_one_series(cards, group)}."
+        f"not tell the others apart from it).{_one_series(cards, group)}"
     )

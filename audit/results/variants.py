@@ -123,16 +123,17 @@ class CorrelationWithRatio(Record):
         "(control failed, or no Spearman).",
     )
     gap_to_first: float | None = Field(
-        None, description="|Spearman| of rank 1 minus this row's; None for rank 1 and unranked."
+        default=None,
+        description="|Spearman| of rank 1 minus this row's; None for rank 1 and unranked.",
     )
     gap_to_first_ci_low: float | None = Field(
-        None,
+        default=None,
         description="Paired bootstrap CI of the gap (the ratio models both series have, "
         "resampled together).",
     )
     gap_to_first_ci_high: float | None = None
     ties_first: bool | None = Field(
-        None,
+        default=None,
         description="True when not told apart from rank 1 (the gap's CI reaches 0, or no CI); "
         "False when the CI lies above 0; None for rank 1, unranked rows and files before 3.0.",
     )
