@@ -370,9 +370,10 @@ def compare(
 
     For each measure both runs computed: both values, the paired difference with its
     confidence interval and test (on the items both runs scored, read from the
-    scores.parquet beside each results.json), and whether the candidate is better, worse
-    or not distinguishable. Writes comparison.html and comparison.pdf and ends with a
-    summary; the exit code is 0 (compare judges no gates), 2 for a user error."""
+    scores.parquet beside each results.json), and what moved: closer to the ideal, further
+    from the ideal, changed (not detectably closer or further) or no detectable change.
+    Writes comparison.html and comparison.pdf and ends with a summary; the exit code is 0
+    (compare judges no gates), 2 for a user error."""
     from audit.output_check import check_output_dir
     from audit.report.compare import read_comparison, write_comparison
     from audit.studies import paired_test

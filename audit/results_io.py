@@ -74,6 +74,10 @@ def parse_results(data: Any, path: Path) -> AuditResult:
             from audit.migrations.v1 import migrate_v1
 
             result = migrate_v1(data, str(path))
+        elif version.major == 2:
+            from audit.migrations.v2 import migrate_v2
+
+            result = AuditResult.model_validate(migrate_v2(data))
         else:
             result = AuditResult.model_validate(data)
     except ValidationError as error:

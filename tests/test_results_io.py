@@ -14,6 +14,7 @@ from audit.errors import AuditUserError
 from audit.gates import describe_verdict
 from audit.ids import PluginId
 from audit.migrations.v1_cards import v1_cards
+from audit.migrations.v2 import migrate_v2
 from audit.report.build import build_report
 from audit.report.compare import build_comparison
 from audit.report.render import render_html
@@ -132,8 +133,8 @@ def test_v2_round_trip(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 2\.2"),
-        ('{"results_version": "3.0"}', r"results_version 3\.0 .*newer bias-audit \(a new major"),
+        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 3\.0"),
+        ('{"results_version": "4.0"}', r"results_version 4\.0 .*newer bias-audit \(a new major"),
         ('{"tool_version": 3}', r"not a results\.json \(results_version None is not a version"),
         ('{"results_version": "2.x"}', r"'2\.x' is not a version; expected 'MAJOR\.MINOR'"),
         ('{"results_version": true}', r"not a results\.json \(results_version True is not"),
@@ -210,8 +211,17 @@ EXAMPLES = sorted(
     (Path(__file__).resolve().parents[1] / "docs" / "examples").glob("*/results.json")
 )
 #: What the current models add when they write a version 2.0 file back: the version and
-#: each card's own version (results_version 2.1) and each unit's `set_aside` (2.2).
-WRITTEN_SINCE_2_0 = {"results_version", "version", "set_aside"}
+#: each card's own version (results_version 2.1), each unit's `set_aside` (2.2) and each
+#: meta-evaluation row's test against rank 1 (3.0).
+WRITTEN_SINCE_2_0 = {
+    "results_version",
+    "version",
+    "set_aside",
+    "gap_to_first",
+    "gap_to_first_ci_low",
+    "gap_to_first_ci_high",
+    "ties_first",
+}
 
 
 def _without(data: Any, keys: set[str]) -> Any:
@@ -231,6 +241,19 @@ def test_committed_examples_read_whole_and_render(path: Path) -> None:
     assert result.read_notes is None and result.results_version == str(RESULTS_VERSION)
     data = json.loads(path.read_text())
     assert data["results_version"] == 2
+    # version 3 says what moved in each comparison; nothing else of the file changes
+    verdicts = {
+        (c["verdict"], new.verdict)
+        for c, new in zip(data["comparisons"], result.comparisons, strict=True)
+    }
+    assert verdicts <= {
+        ("better", "closer to the ideal"),
+        ("worse", "further from the ideal"),
+        ("not distinguishable", "changed"),
+        ("not distinguishable", "no detectable change"),
+        ("undefined", "undefined"),
+    }
+    data = migrate_v2(data)
     written = json.loads(result.model_dump_json())
     # sections added under version 2 after the file was written come back empty
     added = set(written) - set(data)
@@ -264,7 +287,7 @@ def _newer_minor(tmp_path: Path) -> Path:
     """The extrinsic example as a newer minor version would write it: a section and fields
     at three depths this version does not know."""
     example = next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic")
-    data = json.loads(example.read_text())
+    data = migrate_v2(json.loads(example.read_text()))
     data["results_version"] = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
     data["audit"]["report_formats"] = ["html"]
     data["fairness_checks"] = [{"name": "parity", "value": 0.1}]
@@ -279,7 +302,7 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     newer = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
     result = read_results(path)
     notes = result.read_notes
-    assert notes is not None and (notes.version, notes.reader_version) == (newer, "2.2")
+    assert notes is not None and (notes.version, notes.reader_version) == (newer, "3.0")
     assert [p.describe() for p in notes.parts] == [
         f"field `measurements[].calibration` (in {len(result.measurements)} records)",
         "field `extrinsic[].detail.macro_f1`",
@@ -287,10 +310,10 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     ]
     warnings = notes.warnings()
     assert warnings[-1] == (
-        f"{path}: results_version {newer} is newer than this bias-audit reads (2.2); not "
+        f"{path}: results_version {newer} is newer than this bias-audit reads (3.0); not "
         "read: section `fairness_checks`"
     )
-    assert result.results_version == "2.2"
+    assert result.results_version == "3.0"
     # everything this version knows is there, as in the example itself
     example = read_results(next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic"))
     assert result.measurements == example.measurements and result.extrinsic == example.extrinsic
@@ -324,14 +347,14 @@ def test_a_newer_major_version_is_refused(tmp_path: Path) -> None:
         read_results(path)
     assert caught.value.exit_code == 2
     assert str(caught.value) == (
-        f"{path}: results_version 3.0 was written by a newer bias-audit (a new major version, "
-        "3); this version reads results_version 1 to 2.2 (and newer 2.x). Upgrade "
+        f"{path}: results_version 4.0 was written by a newer bias-audit (a new major version, "
+        "4); this version reads results_version 1 to 3.0 (and newer 3.x). Upgrade "
         "bias-audit to read it."
     )
 
 
 def test_an_unknown_field_in_a_file_of_this_version_is_still_an_error(tmp_path: Path) -> None:
-    data = json.loads(EXAMPLES[0].read_text())
+    data = migrate_v2(json.loads(EXAMPLES[0].read_text()))
     data["results_version"] = str(RESULTS_VERSION)
     data["measurements"][0]["calibration"] = 0.5
     with pytest.raises(AuditUserError, match=r"first at measurements\.0\.calibration: Extra"):

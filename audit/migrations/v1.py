@@ -1,4 +1,5 @@
-"""Version 1 results.json -> version 2, in memory, without any registry.
+"""Version 1 results.json -> version 2 (and on to the current version through
+`audit.migrations.v2`), in memory, without any registry.
 
 Version 1 named plug-ins by label (`jss[compat=reference]`), kept the audit's settings and
 gates only in the raw spec, and carried no cards. Here each label becomes a `PluginId` by
@@ -18,6 +19,7 @@ from audit.errors import AuditUserError
 from audit.gates import evaluate_gates
 from audit.ids import PluginId, label_of
 from audit.migrations.v1_cards import v1_cards
+from audit.migrations.v2 import migrate_v2
 from audit.results import AuditResult, Gate
 
 #: Bootstrap resamples when a version 1 spec did not say (the spec's default then).
@@ -107,7 +109,8 @@ def _used_cards(data: dict[str, Any], ids: Iterable[PluginId]) -> list[dict[str,
 
 
 def migrate_v1(data: dict[str, Any], source: str) -> AuditResult:
-    """A version 1 results.json (parsed JSON) as a version 2 `AuditResult`.
+    """A version 1 results.json (parsed JSON) as a current `AuditResult` (version 2 JSON,
+    migrated on by `migrate_v2`).
 
     `source` names the file in error messages. Raises pydantic's ValidationError when the
     data is not a version 1 file, AuditUserError for a gate its spec cannot have held.
@@ -177,7 +180,7 @@ def migrate_v1(data: dict[str, Any], source: str) -> AuditResult:
         "environment": data.get("environment"),
         "timings": data.get("timings"),
     }
-    result = AuditResult.model_validate(migrated)
+    result = AuditResult.model_validate(migrate_v2(migrated))
     return result.model_copy(update={"gate_verdicts": evaluate_gates(result)})
 
 

@@ -14,6 +14,7 @@ from audit.comparison.paired import PairedTest
 from audit.comparison.runs import RunComparison, compare_results
 from audit.report.cards import MeasureCards
 from audit.report.caveats import KANEKO
+from audit.report.comparison_verdicts import tally
 from audit.report.formatting import fmt_date
 from audit.report.index import unique
 from audit.report.model import CardView, Caveat, SignOff, Table
@@ -77,17 +78,11 @@ def _summary(comparison: RunComparison) -> list[str]:
             "No model of the candidate run could be matched with one of the baseline run "
             "(match by identical id, or one model per run), so nothing was compared."
         ]
-    counts = {
-        v: sum(r.verdict == v for r in records)
-        for v in ("better", "worse", "not distinguishable", "undefined")
-    }
     lines = [
         "Compared "
         + "; ".join(f"candidate '{b}' with baseline '{a}'" for a, b in pairs)
-        + f" on {len(records)} measure(s): the candidate is significantly better on "
-        f"{counts['better']}, worse on {counts['worse']}, not distinguishable on "
-        f"{counts['not distinguishable']}"
-        + (f", untested on {counts['undefined']}" if counts["undefined"] else "")
+        + f" on {len(records)} measure(s); the candidate against the baseline: "
+        + tally(records)
         + "."
     ]
     n_mismatch = len(comparison.mismatches)
@@ -131,8 +126,9 @@ def build_comparison(
             Caveat(
                 id="intrinsic-only",
                 title="Intrinsic measures alone must not decide a deployment",
-                text="A candidate that is better on these intrinsic measures is not thereby fair "
-                "in its downstream task (Kaneko et al. 2022: Kendall tau from -0.20 to 0.53).",
+                text="A candidate closer to the ideal on these intrinsic measures is not "
+                "thereby fair in its downstream task (Kaneko et al. 2022: Kendall tau from "
+                "-0.20 to 0.53).",
                 trigger="measures compared: " + ", ".join(m.label for m in measures),
                 citation=KANEKO,
             )

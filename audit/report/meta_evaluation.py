@@ -15,7 +15,7 @@ from audit.report.formatting import fmt_num, plain, plural
 from audit.report.index import MeasurementIndex, unique
 from audit.report.model import Chart, Section, SummaryBlock, Table
 from audit.report.tables import slug
-from audit.results import MetaEvaluation, VariantRecord
+from audit.results import CorrelationWithRatio, MetaEvaluation, VariantRecord
 
 KANEKO_2023 = "Kaneko, Bollegala & Okazaki 2023 (EACL)"
 
@@ -43,7 +43,8 @@ def control_blocks(meta: MetaEvaluation) -> list[SummaryBlock]:
                 text=f"{control_reason(meta)}. The more male sentences a model was trained "
                 "on, the more it prefers 'he' in the probe, so the ratio models differ in "
                 "gender bias by construction and a bias measure should follow r. The "
-                "measures are ranked by how closely they do (|Spearman ρ|).",
+                "measures are ranked by how closely they do (|Spearman ρ|); one is called the "
+                "best only when a paired bootstrap tells it apart from every other.",
                 emphasis="good",
             )
         ]
@@ -105,7 +106,11 @@ def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Ta
     if worked:
         caption = (
             "Ranked by |Spearman ρ| (ties by |Pearson r|): rank 1 follows the controlled bias "
-            "best; the sign says whether the measure rises or falls with r. " + caption
+            "most closely; the sign says whether the measure rises or falls with r. Measures "
+            "with the same values on every ratio model are one series, ranked once (one row). "
+            "|ρ₁| − |ρ|: how far each series falls behind rank 1, with a paired bootstrap "
+            "interval (the ratio models both have, resampled together); where it reaches 0 "
+            "the series ties with rank 1, and rank 1 is the best only when none does. " + caption
         )
     else:
         caption = "Not ranked: the bias control did not work. " + caption
@@ -123,17 +128,20 @@ def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Ta
             "p",
             "Spearman ρ (CI)",
             "p",
+            "|ρ₁| − |ρ| (CI)",
         ],
         key_columns=2,
     )
-    for row in meta.rows:
+    for series in table_series(meta):
+        row = series[0]
         note = plain(row.note)
         if not worked:
             note = "; ".join(p for p in note.split("; ") if not p.startswith("not ranked"))
+        titles = " = ".join(dict.fromkeys(index.cards.title(r.measure) for r in series))
         maker.add(
             [
-                cells.text(str(row.rank) if row.rank is not None else "—"),
-                cells.text(index.cards.title(row.measure)),
+                _rank_cell(row),
+                cells.text(titles),
                 cells.text(index.cards.dataset_title(row.dataset)),
                 cells.text(index.cards.scorer_name(row.scorer)),
                 cells.Cell(kind="count", value=float(row.n), note=note),
@@ -141,19 +149,54 @@ def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Ta
                 cells.pvalue(row.pearson_p),
                 cells.interval(row.spearman, row.spearman_ci_low, row.spearman_ci_high, 2),
                 cells.pvalue(row.spearman_p),
+                cells.interval(
+                    row.gap_to_first, row.gap_to_first_ci_low, row.gap_to_first_ci_high, 2
+                ),
             ]
         )
     return maker.table()
+
+
+def table_series(meta: MetaEvaluation) -> list[list[CorrelationWithRatio]]:
+    """The rows as the table shows them: rows that share a rank (one series, identical
+    values) on the same dataset and scorer folded into one, in the record's order."""
+    series: list[list[CorrelationWithRatio]] = []
+    for row in meta.rows:
+        same = next(
+            (
+                s
+                for s in series
+                if row.rank is not None
+                and s[0].rank == row.rank
+                and (s[0].dataset, s[0].scorer) == (row.dataset, row.scorer)
+            ),
+            None,
+        )
+        if same is None:
+            series.append([row])
+        else:
+            same.append(row)
+    return series
+
+
+def _rank_cell(row: CorrelationWithRatio) -> cells.Cell:
+    if row.rank is None:
+        return cells.text("—")
+    if row.ties_first:
+        return cells.text(str(row.rank), sub="ties 1")
+    return cells.text(str(row.rank))
 
 
 def values_figure(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Chart | None:
     """Each measure's values across r, one small panel per measure."""
     rows: list[dict[str, Any]] = []
     order: list[str] = []
-    for row in meta.rows:
+    for series in table_series(meta):
+        row = series[0]
         if sum(v is not None for v in row.values) < 2:
             continue
-        label = f"{index.cards.title(row.measure)}, {row.dataset} ({row.scorer.label})" + (
+        titles = " = ".join(dict.fromkeys(index.cards.title(r.measure) for r in series))
+        label = f"{titles}, {row.dataset} ({row.scorer.label})" + (
             f" #{row.rank}" if row.rank is not None else ""
         )
         order.append(label)

@@ -12,6 +12,8 @@ import pandas as pd
 from audit.report import cells
 from audit.report.cards import MeasureCards
 from audit.report.charts import heatmap, line_chart
+from audit.report.comparison_verdicts import EMPHASIS as VERDICT_EMPHASIS
+from audit.report.comparison_verdicts import verdict_key
 from audit.report.formatting import fmt_num, fmt_pct, group_name, plural
 from audit.report.index import VariantLookup
 from audit.report.model import Caveat, Chart, Study, Table
@@ -281,8 +283,7 @@ def comparison_table(
         title=title,
         caption=f"{label_a} against {label_b} on the same items. Paired bootstrap CI of the "
         f"difference; p: paired-bootstrap test of the distance to the ideal value (McNemar "
-        f"for pair outcomes in brackets). Better = {label_a} significantly closer to the "
-        "ideal value.",
+        f"for pair outcomes in brackets). {verdict_key(label_a, label_b)}",
         columns=[
             "Dataset",
             "Measure",
@@ -305,7 +306,7 @@ def comparison_table(
 
 def comparison_row(r: ComparisonRecord, cards: MeasureCards) -> list[cells.Cell]:
     """One ComparisonRecord as a table row."""
-    emphasis = {"better": "good", "worse": "bad", "undefined": "warn"}.get(r.verdict, "")
+    emphasis = VERDICT_EMPHASIS[r.verdict]
     digits = cells.digits_for([r.value_a, r.value_b])
     diff = cells.interval(r.difference, r.difference_ci_low, r.difference_ci_high, digits)
     return [

@@ -1,39 +1,17 @@
 """Page 1 about variants: one sentence per base model's debiased variants (their paired
-comparisons with the base, tallied) and one per meta-evaluation (did the bias control
-work, and which measure follows it best)."""
+comparisons with the base, tallied by what moved) and one per meta-evaluation (did the
+bias control work, and which measure follows it best, or which tie)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from audit.report.formatting import fmt_num, join_words, plural
+from audit.report.comparison_verdicts import tally
+from audit.report.formatting import join_words, plural
 from audit.report.index import MeasurementIndex, unique
 from audit.report.meta_evaluation import control_reason
+from audit.report.meta_leaders import leader_sentence
 from audit.report.model import SummaryBlock
 from audit.report.variants import base_comparisons
-from audit.results import ComparisonRecord, VariantRecord
-
-
-def _measure_words(index: MeasurementIndex, row: Any) -> str:
-    return (
-        f"{index.cards.name(row.measure)} on {index.cards.dataset_title(row.dataset)} "
-        f"({index.cards.scorer_name(row.scorer)})"
-    )
-
-
-def _tally(records: list[ComparisonRecord]) -> str:
-    counts = {
-        k: sum(r.verdict == k for r in records)
-        for k in ("better", "worse", "not distinguishable", "undefined")
-    }
-    parts = [
-        f"{counts['better']} better",
-        f"{counts['worse']} worse",
-        f"{counts['not distinguishable']} not distinguishable",
-    ]
-    if counts["undefined"]:
-        parts.append(f"{counts['undefined']} undefined")
-    return join_words(parts)
+from audit.results import VariantRecord
 
 
 def summary_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
@@ -56,20 +34,14 @@ def summary_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
         )
         if against:
             compared = plural(len(against), "paired comparison")
-            text += f"; against the base on the same items, of {compared}: {_tally(against)}"
+            text += f"; against the base on the same items, of {compared}: {tally(against)}"
         blocks.append(SummaryBlock(heading="Debiased variants.", text=text + ". See Variants."))
     for meta in index.result.meta_evaluations:
         ratios = f"r = {min(meta.ratios):g} to {max(meta.ratios):g}"
         lead = f"{plural(len(meta.models), 'bias-controlled model')} of {meta.base} ({ratios}): "
         if meta.control.worked:
-            best = next((r for r in meta.rows if r.rank == 1), None)
-            follow = (
-                f"The measure that follows it best is {_measure_words(index, best)} "
-                f"(Spearman {fmt_num(best.spearman, 2)})"
-                if best is not None
-                else "No measure has a defined correlation with r"
-            )
-            text = f"{lead}the bias control worked: {control_reason(meta)}. {follow}."
+            follow = leader_sentence(index.cards, meta)
+            text = f"{lead}the bias control worked: {control_reason(meta)}. {follow}"
             emphasis = "good"
         else:
             text = (

@@ -14,6 +14,7 @@ import pandas as pd
 
 from audit.report import cells
 from audit.report.charts import small_multiples
+from audit.report.comparison_verdicts import verdict_key
 from audit.report.corpora import corpora_table
 from audit.report.formatting import fmt_num, fmt_seconds, group_name, join_words, plural
 from audit.report.index import MeasurementIndex, unique
@@ -231,8 +232,8 @@ def variant_comparison_table(index: MeasurementIndex) -> Table | None:
         title="Variants against their base",
         caption="Each variant against its base on the same items. Paired bootstrap CI of the "
         "difference; p: paired-bootstrap test of the distance to the ideal value (McNemar's "
-        "test of the pair outcomes where the measure has them). Better = the variant is "
-        "significantly closer to the measure's ideal value than its base.",
+        "test of the pair outcomes where the measure has them). "
+        + verdict_key("the variant", "its base"),
         columns=[
             "Dataset",
             "Measure",

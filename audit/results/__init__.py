@@ -8,7 +8,7 @@ extrinsic tasks wrote. This package is the bottom of the tool: it imports pydant
 package, no torch. Read files with `audit.results_io.read_results`, which checks
 `results_version`, migrates old files and reads newer minor versions.
 
-Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "2.2"
+Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "3.0"
 now; a bare integer from before this scheme is MAJOR.0 (2 = 2.0, 1 = 1.0).
 
 - An added field or section raises MINOR. Reading a file of a newer MINOR leaves out what
@@ -23,11 +23,17 @@ ids flatten to `scorer.name`, `scorer.label`, `measure.name`, ...).
 
 Modules, one job each: `record` (the strict base), `version`, `measurements`, `run`
 (models, datasets, units, environment), `settings` (`AuditInfo`), `gates`, `precision`,
-`studies` (robustness, correlation, comparison), `variants` (training, probe, corpora,
-meta-evaluation), `finetune` and `extrinsic` (the extrinsic tasks), `result`
-(`AuditResult`) and `unknown` (reading a newer minor version).
+`studies` (robustness, correlation, comparison), `comparison_verdict` (what a paired
+comparison says moved), `variants` (training, probe, corpora, meta-evaluation),
+`finetune` and `extrinsic` (the extrinsic tasks), `result` (`AuditResult`) and `unknown`
+(reading a newer minor version).
 """
 
+from audit.results.comparison_verdict import (
+    COMPARISON_VERDICTS,
+    ComparisonVerdict,
+    judge_comparison,
+)
 from audit.results.extrinsic import (
     CurvePoint,
     DevCheck,
@@ -71,11 +77,13 @@ from audit.results.variants import (
 from audit.results.version import RESULTS_VERSION, ResultsVersion
 
 __all__ = [
+    "COMPARISON_VERDICTS",
     "RESULTS_VERSION",
     "AuditInfo",
     "AuditResult",
     "BootstrapSettings",
     "ComparisonRecord",
+    "ComparisonVerdict",
     "ControlCheck",
     "CorpusRecord",
     "CorrelationRecord",
@@ -118,5 +126,6 @@ __all__ = [
     "UnreadPart",
     "VariantRecord",
     "Verdict",
+    "judge_comparison",
     "strip_unknown",
 ]

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import ConfigDict, Field
 
 from audit.ids import KeyedIdentity, PluginId
+from audit.results.comparison_verdict import ComparisonVerdict
 from audit.results.record import Record
 
 
@@ -125,7 +126,9 @@ class ComparisonRecord(Record):
     )
     mcnemar_only_b: int | None = None
     mcnemar_p: float | None = None
-    verdict: Literal["better", "worse", "not distinguishable", "undefined"] = Field(
-        description="A against B: better = significantly closer to the ideal value."
+    verdict: ComparisonVerdict = Field(
+        description="What moved from B to A: closer to / further from the ideal value (the "
+        "distance test), changed (the difference's CI excludes 0, the distance test decides "
+        "neither), no detectable change, or undefined (see `audit.results.comparison_verdict`)."
     )
     note: str = ""

@@ -117,7 +117,25 @@ class CorrelationWithRatio(Record):
     spearman_ci_low: float | None = Field(None, description="Bootstrap CI over ratio models.")
     spearman_ci_high: float | None = None
     rank: int | None = Field(
-        None, description="1 = strongest |Spearman|; None when not ranked (control failed)."
+        None,
+        description="1 = strongest |Spearman|; rows with the same values on every ratio "
+        "model are one series and share a rank (from version 3.0); None when not ranked "
+        "(control failed, or no Spearman).",
+    )
+    gap_to_first: float | None = Field(
+        default=None,
+        description="|Spearman| of rank 1 minus this row's; None for rank 1 and unranked.",
+    )
+    gap_to_first_ci_low: float | None = Field(
+        default=None,
+        description="Paired bootstrap CI of the gap (the ratio models both series have, "
+        "resampled together).",
+    )
+    gap_to_first_ci_high: float | None = None
+    ties_first: bool | None = Field(
+        default=None,
+        description="True when not told apart from rank 1 (the gap's CI reaches 0, or no CI); "
+        "False when the CI lies above 0; None for rank 1, unranked rows and files before 3.0.",
     )
     note: str = ""
 

@@ -9,6 +9,11 @@
   Version 2.0 is every section written under "2" (variants, corpora, meta_evaluations,
   extrinsic, precision_checks included).
 - 2.2 adds `units[].set_aside`: cache database files set aside as corrupt.
+- 3.0 gives `comparisons[].verdict` new values: what moved (`closer to the ideal`,
+  `further from the ideal`, `changed`, `no detectable change`, `undefined`) instead of
+  `better` / `worse` / `not distinguishable`; a 2.x file is migrated on read
+  (`audit/migrations/v2.py`). Meta-evaluation rows with the same values share a rank,
+  and each row after rank 1 gets `gap_to_first` with its CI and `ties_first`.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """
@@ -46,7 +51,7 @@ class ResultsVersion(NamedTuple):
 
 
 #: The version this code writes. 2.1 added `version` to every plug-in card.
-RESULTS_VERSION = ResultsVersion(2, 2)
+RESULTS_VERSION = ResultsVersion(3, 0)
 
 
 def _normalise(value: object) -> str:

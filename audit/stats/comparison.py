@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
 from audit.ids import PluginId
-from audit.results import ComparisonRecord
+from audit.results import ComparisonRecord, judge_comparison
 from audit.scoring.base import ScorerInfo
 from audit.stats.draws import Draws, bootstrap_draws, identity_draws
 from audit.stats.inputs import (
@@ -72,17 +72,19 @@ def compare_models(
 
     `implementation` is the measure's object (see `Resamplable`), `options` its validated
     options and `ideal_value` its card's ideal value. Paired bootstrap: the same
-    stratified resamples of items for both models. `better` when the (1 - alpha) CI of
-    |value_a - ideal| - |value_b - ideal| lies below 0, `worse` when above, else `not
-    distinguishable`. For pair sets the record also carries the exact McNemar test on the
-    per-item outcome f(S_st) > f(S_at).
+    stratified resamples of items for both models. The verdict says what moved
+    (`audit.results.comparison_verdict`): `closer to the ideal` when the (1 - alpha) CI of
+    |value_a - ideal| - |value_b - ideal| lies below 0, `further from the ideal` when
+    above; else `changed` when the CI of value_a - value_b excludes 0, else `no detectable
+    change`. For pair sets the record also carries the exact McNemar test on the per-item
+    outcome f(S_st) > f(S_at).
     """
     obj = require_resamplable(measure, implementation)
     ideal = ideal_value
     if ideal is None:
         raise StatisticsInputError(
-            f"measure '{measure.label}' has no ideal value, so one model cannot be better "
-            f"than another"
+            f"measure '{measure.label}' has no ideal value, so a comparison cannot say "
+            f"whether a model moved closer to it"
         )
     if n_bootstrap < 1:
         raise StatisticsInputError(f"a paired bootstrap needs n_bootstrap >= 1 (got {n_bootstrap})")
@@ -126,13 +128,12 @@ def compare_models(
     distance = np.abs(reps_a[both] - ideal) - np.abs(reps_b[both] - ideal)
     distance_ci = percentile_interval(distance, alpha=alpha)
     assert distance_ci.low is not None and distance_ci.high is not None
-    verdict: Literal["better", "worse", "not distinguishable"]
-    if distance_ci.high < 0:
-        verdict = "better"
-    elif distance_ci.low > 0:
-        verdict = "worse"
-    else:
-        verdict = "not distinguishable"
+    verdict = judge_comparison(
+        difference_low=difference.low,
+        difference_high=difference.high,
+        distance_low=distance_ci.low,
+        distance_high=distance_ci.high,
+    )
     dropped = int((~both).sum())
     return ComparisonRecord(
         **record,

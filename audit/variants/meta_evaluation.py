@@ -8,7 +8,9 @@ seeded bootstrap interval of Spearman's rho over the ratio models), then ranks t
 measures by |Spearman| -- but only when the control itself worked: the he/she probe's
 he-share must rise with r (Spearman > 0 with p < alpha, on at least three ratios).
 Otherwise the rows are left unranked and the reason is said in plain words: ranking
-measures on noise is not done.
+measures on noise is not done. The ranking itself (one rank per series of identical
+values, and whether each series is told apart from rank 1) is
+`audit.stats.ratio_ranking`'s; every bootstrap is seeded by the audit's seed alone.
 
 A pure function of the measurements and the probes: the engine calls it once per
 `bias_controlled` variant after measuring; the report only lays the record out.
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import math
 import warnings
-import zlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,7 @@ from scipy import stats
 
 from audit.results import ControlCheck, CorrelationWithRatio, MetaEvaluation, ProbeRecord
 from audit.stats.intervals import percentile_interval
+from audit.stats.ratio_ranking import rank_rows, spearman_replicates
 
 if TYPE_CHECKING:
     from audit.ids import PluginId
@@ -103,21 +105,8 @@ def bootstrap_spearman(
     rho and are left out (their count is returned)."""
     n = xs.size
     idx = rng.integers(0, n, size=(n_bootstrap, n))
-    rx = stats.rankdata(xs[idx], axis=1)
-    ry = stats.rankdata(ys[idx], axis=1)
-    rx -= rx.mean(axis=1, keepdims=True)
-    ry -= ry.mean(axis=1, keepdims=True)
-    denominator = np.sqrt((rx**2).sum(axis=1) * (ry**2).sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rho = np.where(denominator > 0, (rx * ry).sum(axis=1) / denominator, np.nan)
-    interval = percentile_interval(rho, alpha=alpha)
+    interval = percentile_interval(spearman_replicates(xs, ys, idx), alpha=alpha)
     return interval.low, interval.high, interval.n_undefined
-
-
-def _series_rng(seed: int, label: str) -> np.random.Generator:
-    """A generator per series: the same seed and series give the same draws whatever else
-    was measured."""
-    return np.random.default_rng([seed, zlib.crc32(label.encode("utf-8"))])
 
 
 def _row(
@@ -144,8 +133,10 @@ def _row(
             points = [(r, v) for r, v in zip(ratios, values, strict=True) if _finite(v)]
             xs = np.array([p[0] for p in points], dtype=np.float64)
             ys = np.array([p[1] for p in points], dtype=np.float64)
+            # the audit's seed alone: the same values get the same interval, whatever
+            # the series is called and whatever else was measured
             low, high, undefined = bootstrap_spearman(
-                xs, ys, n_bootstrap=n_bootstrap, alpha=alpha, rng=_series_rng(seed, label)
+                xs, ys, n_bootstrap=n_bootstrap, alpha=alpha, rng=np.random.default_rng(seed)
             )
             if undefined:
                 notes.append(
@@ -210,17 +201,6 @@ def _control(found: Mapping[str, float | None]) -> dict[str, float | None]:
     return {k: found[k] for k in ("spearman", "spearman_p", "pearson")}
 
 
-def _rank(rows: list[CorrelationWithRatio]) -> list[CorrelationWithRatio]:
-    """Rows with a Spearman rho ranked by |rho| (ties by |Pearson r|), the rest after them."""
-    with_rho = [r for r in rows if r.spearman is not None]
-    order = sorted(
-        with_rho,
-        key=lambda r: (-round(abs(r.spearman or 0.0), 12), -round(abs(r.pearson or 0.0), 12)),
-    )
-    ranked = [r.model_copy(update={"rank": i}) for i, r in enumerate(order, 1)]
-    return ranked + [r for r in rows if r.spearman is None]
-
-
 def meta_evaluate(
     *,
     entry: str,
@@ -264,7 +244,14 @@ def meta_evaluate(
     ]
     control = check_control(ratios, he_share, alpha=alpha)
     if control.worked:
-        rows = _rank(rows)
+        rows = rank_rows(
+            rows,
+            ratios,
+            seed=seed,
+            n_bootstrap=n_bootstrap,
+            alpha=alpha,
+            min_points=MIN_POINTS_FOR_INTERVAL,
+        )
     else:
         rows = [
             r.model_copy(update={"note": "; ".join(filter(None, [r.note, NOT_RANKED]))})

@@ -33,6 +33,7 @@ from audit.results import (
     TrainingSummary,
     UnitRecord,
     VariantRecord,
+    judge_comparison,
 )
 from audit.results_io import read_results
 from audit.variants.meta_evaluation import meta_evaluate
@@ -302,7 +303,12 @@ def _comparison(
     dist = abs(a.value - ideal) - abs(b.value - ideal)
     z = dist / (half / 1.96)
     p = float(2 * stats.norm.sf(abs(z)))
-    verdict = "not distinguishable" if p >= 0.05 else ("better" if dist < 0 else "worse")
+    verdict = judge_comparison(
+        difference_low=diff - half,
+        difference_high=diff + half,
+        distance_low=dist - half,
+        distance_high=dist + half,
+    )
     only_a = int(rng.integers(80, 140)) if a.measure.name == "bias_score" else None
     only_b = int(only_a - diff / 100 * a.n) if only_a is not None else None
     return ComparisonRecord(

@@ -11,7 +11,7 @@ from audit.comparison.runs import compare_results
 from audit.errors import AuditUserError
 from audit.report.compare import ComparisonReport, build_comparison, compare_runs
 from audit.report.render import write_reports
-from audit.results import AuditResult
+from audit.results import COMPARISON_VERDICTS, AuditResult
 from audit.studies import paired_test
 from tests.report.html_parse import parse
 from tests.report.synthetic import synthetic_result, synthetic_scores
@@ -54,7 +54,16 @@ def test_same_items_give_paired_verdicts(runs: tuple[pd.DataFrame, pd.DataFrame]
     ]
     rows = [row for t in report.tables for row in t.rows]
     verdicts = {row[-1].text for row in rows}
-    assert verdicts <= {"better", "worse", "not distinguishable"}
+    assert verdicts <= set(COMPARISON_VERDICTS) - {"undefined"}
+    # the summary (also the line `audit compare` prints) counts the table's own words
+    count = {v: sum(row[-1].text == v for row in rows) for v in COMPARISON_VERDICTS}
+    assert report.summary[0].endswith(
+        f"on {len(rows)} measure(s); the candidate against the baseline: "
+        f"{count['closer to the ideal']} closer to the ideal, "
+        f"{count['further from the ideal']} further from the ideal, {count['changed']} "
+        f"changed (not detectably closer or further) and {count['no detectable change']} "
+        "no detectable change."
+    )
     assert {row[1].text for row in rows} >= {"Bias score", "KLS", "JSS"}
     assert all(row[7].low is not None and row[7].high is not None for row in rows)
     assert not any("items" in m for m in report.mismatches)

@@ -17,7 +17,7 @@ from audit.report.index import MeasurementIndex
 from audit.report.model import ReportModel
 from audit.report.pdf import ReportOnlyFetcher, write_pdf
 from audit.report.render import render_html
-from audit.results import AuditResult, ModelRecord
+from audit.results import COMPARISON_VERDICTS, AuditResult, ModelRecord
 from tests.report.conftest import Rendered
 from tests.report.html_parse import parse
 from tests.report.synthetic_variants import (
@@ -214,7 +214,20 @@ def test_meta_evaluation_states_the_control_first_then_ranks(worked: Page) -> No
     notice = section.index("The bias control worked.")
     assert notice < section.index(f'id="{anchor}-probe"') < section.index(f'id="{anchor}-table"')
     rows = parse(worked.html).table(f"{anchor}-table")
-    assert [r[0] for r in rows[1:]] == [str(i) for i in range(1, len(meta.rows) + 1)]
+    # each series after rank 1 that the paired bootstrap does not tell apart from it
+    # says so beside its rank
+    assert [r[0] for r in rows[1:]] == [
+        f"{row.rank}{' ties 1' if row.ties_first else ''}" for row in meta.rows
+    ]
+    assert [row.rank for row in meta.rows] == list(range(1, len(meta.rows) + 1))
+    assert any(row.ties_first for row in meta.rows) and not all(
+        row.ties_first for row in meta.rows[1:]
+    )
+    second = meta.rows[1]
+    assert rows[2][9] == (
+        f"{fmt_num(second.gap_to_first, 2)}"
+        f"{fmt_ci(second.gap_to_first_ci_low, second.gap_to_first_ci_high, 2)}"
+    )
     assert rows[1][1] == "Bias score" and rows[1][2] == "crows_pairs"
     top = meta.rows[0]
     assert (
@@ -268,10 +281,21 @@ def test_page_one_has_one_sentence_per_variant_study(worked: Page) -> None:
     assert blocks[0].text.startswith(
         f"3 debiased variants of {BASE} (CDA, dropout debiasing and AT) audited beside their base"
     )
-    better = sum(c.verdict == "better" for c in worked.result.comparisons if c.model_a in DEBIASED)
-    assert f"{better} better" in blocks[0].text
+    against = [c for c in worked.result.comparisons if c.model_a in DEBIASED]
+    counts = {v: sum(c.verdict == v for c in against) for v in COMPARISON_VERDICTS}
+    assert (
+        f"of {len(against)} paired comparisons: {counts['closer to the ideal']} closer to the "
+        f"ideal, {counts['further from the ideal']} further from the ideal, "
+        f"{counts['changed']} changed (not detectably closer or further) and "
+        f"{counts['no detectable change']} no detectable change"
+    ) in blocks[0].text
     assert "the bias control worked" in blocks[1].text
-    assert "The measure that follows it best is bias score on crows_pairs (pll)" in blocks[1].text
+    # the paired bootstrap does not tell KLS (rho 0.70) apart from the bias score (0.96)
+    assert (
+        "No measure follows it clearly best: bias score on crows_pairs (pll) and KLS on "
+        "crows_pairs (pll) tie at |ρ| 0.70 to 0.96 (the strongest: Spearman 0.96 [0.77, "
+        "1.00]; a paired bootstrap does not tell the others apart from it)."
+    ) in blocks[1].text
     scope = worked.report.summary.scope
     assert scope.startswith(f"This audit measured 2 models ({BASE} and {MINILM}) and 14 variants")
     # ratio models are summed up, not listed one by one on page 1

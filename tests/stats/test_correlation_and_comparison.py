@@ -88,7 +88,7 @@ def _frame(shift: float, model: str, seed: int = 0):  # type: ignore[no-untyped-
     return pair_frame(base + shift + noise, base, bias_types=["a"] * 200 + ["b"] * 100, model=model)
 
 
-def test_identical_models_are_not_distinguishable() -> None:
+def test_identical_models_show_no_detectable_change() -> None:
     frame = _frame(0.2, "m")
     record = compare_models(
         frame,
@@ -100,12 +100,12 @@ def test_identical_models_are_not_distinguishable() -> None:
         n_bootstrap=300,
         seed=0,
     )
-    assert record.difference == 0.0 and record.verdict == "not distinguishable"
+    assert record.difference == 0.0 and record.verdict == "no detectable change"
     assert record.measure == PluginId.of("bias_score") and record.scorer == PluginId.of("aul")
     assert record.mcnemar_only_a == 0 and record.mcnemar_p == 1.0
 
 
-def test_a_clearly_less_biased_model_is_better_and_the_reverse_is_worse() -> None:
+def test_a_clearly_less_biased_model_is_closer_to_the_ideal_and_the_reverse_further() -> None:
     biased, fair = _frame(0.6, "old"), _frame(0.0, "new", seed=0)
     better = compare_models(
         fair,
@@ -117,7 +117,11 @@ def test_a_clearly_less_biased_model_is_better_and_the_reverse_is_worse() -> Non
         n_bootstrap=500,
         seed=1,
     )
-    assert better.verdict == "better" and better.distance_ci_high < 0 and better.p_value < 0.05
+    assert (
+        better.verdict == "closer to the ideal"
+        and better.distance_ci_high < 0
+        and better.p_value < 0.05
+    )
     assert better.mcnemar_only_b > better.mcnemar_only_a and better.mcnemar_p < 0.05
     assert better.difference_ci_low <= better.difference <= better.difference_ci_high
     worse = compare_models(
@@ -130,7 +134,7 @@ def test_a_clearly_less_biased_model_is_better_and_the_reverse_is_worse() -> Non
         n_bootstrap=300,
         seed=1,
     )
-    assert worse.value_a > worse.value_b
+    assert worse.value_a > worse.value_b and worse.verdict == "further from the ideal"
     by_type = compare_models(
         fair,
         biased,
