@@ -8,7 +8,7 @@ extrinsic tasks wrote. This package is the bottom of the tool: it imports pydant
 package, no torch. Read files with `audit.results_io.read_results`, which checks
 `results_version`, migrates old files and reads newer minor versions.
 
-Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "2.2"
+Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "2.3"
 now; a bare integer from before this scheme is MAJOR.0 (2 = 2.0, 1 = 1.0).
 
 - An added field or section raises MINOR. Reading a file of a newer MINOR leaves out what
@@ -24,7 +24,8 @@ ids flatten to `scorer.name`, `scorer.label`, `measure.name`, ...).
 Modules, one job each: `record` (the strict base), `version`, `measurements`, `run`
 (models, datasets, units, environment), `settings` (`AuditInfo`), `gates`, `precision`,
 `studies` (robustness, correlation, comparison), `variants` (training, probe, corpora,
-meta-evaluation), `finetune` and `extrinsic` (the extrinsic tasks), `result`
+meta-evaluation), `finetune` and `extrinsic` (the extrinsic tasks), `lm_quality` (the variants'
+language-modelling cost), `result`
 (`AuditResult`) and `unknown` (reading a newer minor version).
 """
 
@@ -43,6 +44,12 @@ from audit.results.extrinsic import (
 )
 from audit.results.finetune import DevEvaluation, FineTuneSummary
 from audit.results.gates import Gate, GateVerdict, Verdict
+from audit.results.lm_quality import (
+    HeldOutTextRecord,
+    LmQualityRecord,
+    LmQualitySection,
+    PerplexityRecord,
+)
 from audit.results.measurements import Measurement, MeasureValue
 from audit.results.precision import PrecisionCheck
 from audit.results.record import Record
@@ -89,6 +96,9 @@ __all__ = [
     "FineTuneSummary",
     "Gate",
     "GateVerdict",
+    "HeldOutTextRecord",
+    "LmQualityRecord",
+    "LmQualitySection",
     "LossPoint",
     "MeasureSeries",
     "MeasureValue",
@@ -99,6 +109,7 @@ __all__ = [
     "NliBiasGroup",
     "NliBiasResult",
     "PctFemaleCorrelation",
+    "PerplexityRecord",
     "PrecisionCheck",
     "ProbeOccupation",
     "ProbeRecord",

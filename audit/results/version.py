@@ -9,6 +9,8 @@
   Version 2.0 is every section written under "2" (variants, corpora, meta_evaluations,
   extrinsic, precision_checks included).
 - 2.2 adds `units[].set_aside`: cache database files set aside as corrupt.
+- 2.3 adds `lm_quality`: the variants' (pseudo-)perplexity on held-out text against
+  their base's.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """
@@ -46,7 +48,7 @@ class ResultsVersion(NamedTuple):
 
 
 #: The version this code writes. 2.1 added `version` to every plug-in card.
-RESULTS_VERSION = ResultsVersion(2, 2)
+RESULTS_VERSION = ResultsVersion(2, 3)
 
 
 def _normalise(value: object) -> str:
