@@ -94,7 +94,7 @@ def _threshold(value: float) -> float:
             "damage_threshold",
             "the damage threshold is the relative rise in perplexity, a fraction (0.1 = 10%)",
             {
-                "got": str(value),
+                "got": str(int(value)) if float(value).is_integer() else str(value),
                 "expected": f"a number above 0 and at most {MAX_THRESHOLD:g}, e.g. 0.1 for 10%",
             },
         )

@@ -18,6 +18,8 @@ SALAZAR = (
     "Salazar, Liang, Nguyen & Kirchhoff 2020, Masked Language Model Scoring (ACL): "
     "pseudo-perplexity"
 )
+#: Decimals of a perplexity ratio (a change of 0.1% shows).
+RATIO_DIGITS = 3
 DAMAGE_EMPHASIS = {"damaged": "bad", "unclear": "warn", "not damaged": "good"}
 
 
@@ -38,10 +40,10 @@ def _ppl_words(record: LmQualityRecord) -> str:
         f"{record.kind} {fmt_num(record.base_perplexity.value, digits)} → "
         f"{fmt_num(record.variant_perplexity.value, digits)} ({_pct(record.ratio)}"
         + (
-            f", ratio {fmt_num(record.ratio, 2)} "
-            f"{fmt_ci(record.ratio_ci_low, record.ratio_ci_high)}"
+            f", ratio {fmt_num(record.ratio, RATIO_DIGITS)} "
+            f"{fmt_ci(record.ratio_ci_low, record.ratio_ci_high, RATIO_DIGITS)}"
             if record.ratio_ci_low is not None
-            else f", ratio {fmt_num(record.ratio, 2)}, no interval"
+            else f", ratio {fmt_num(record.ratio, RATIO_DIGITS)}, no interval"
         )
         + ")"
     )
@@ -118,7 +120,7 @@ def lm_cost_table(index: MeasurementIndex) -> Table | None:
                     r.variant_perplexity.ci_high,
                     digits,
                 ),
-                cells.interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, 2, note=r.note),
+                cells.interval(r.ratio, r.ratio_ci_low, r.ratio_ci_high, RATIO_DIGITS, note=r.note),
                 cells.verdict(r.damage, DAMAGE_EMPHASIS[r.damage]),
                 cells.text(_bias_change_text(index, bias_changes(index, r.variant))),
             ]
@@ -188,7 +190,7 @@ def lm_quality_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | N
     return Caveat(
         id="lm-quality-text",
         title="What the language-modelling cost is measured on",
-        text=f"The {kinds} of each variant and its base is computed on "
+        text=f"The {kinds} of each variant and of its base are computed on "
         f"{plural(text.sentences, 'sentence')} drawn (seed {text.seed}) from "
         f"{text.description}{removed}. It is exp(−sum of log-likelihoods / tokens): for a "
         "masked LM the pseudo-log-likelihood, each token masked in turn (Salazar et al. "

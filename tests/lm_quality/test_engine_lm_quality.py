@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import pytest
@@ -70,8 +71,11 @@ HELD_OUT = [
 
 
 @pytest.fixture(scope="module")
-def spec_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def spec_dir(tmp_path_factory: pytest.TempPathFactory, shared_data: Path) -> Path:
     root = tmp_path_factory.mktemp("lm-cost")
+    # a data folder without sts_b/ (the default held-out text is missing)
+    for name in ("crows_pairs", "wordlists", "winogender"):
+        shutil.copytree(shared_data / name, root / "data" / name)
     save_tiny_gpt2(root / "models" / "gpt2")
     save_tiny_bert(root / "models" / "bert")
     (root / "spec.yaml").write_text(SPEC)
@@ -80,8 +84,9 @@ def spec_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _settings(root: Path, cache: Path, out: str) -> RunSettings:
-    return RunSettings(out_dir=root / out, cache_dir=cache, data_dir=None, device="cpu")
+def _settings(root: Path, cache: Path, out: str, data: Path | None = None) -> RunSettings:
+    data_dir = root / "data" if data is None else data
+    return RunSettings(out_dir=root / out, cache_dir=cache, data_dir=data_dir, device="cpu")
 
 
 @pytest.fixture(scope="module")
@@ -223,7 +228,8 @@ def test_disabled_and_missing_text(spec_dir: Path, tmp_path: Path) -> None:
     def plan_of(text: str) -> object:
         path = tmp_path / "spec.yaml"
         path.write_text(text.replace("path: models/", f"path: {spec_dir}/models/"))
-        return plan_audit(load_spec(path), _settings(tmp_path, tmp_path / "c", "o"), SilentDisplay())
+        settings = _settings(tmp_path, tmp_path / "c", "o", data=spec_dir / "data")
+        return plan_audit(load_spec(path), settings, SilentDisplay())
 
     off = spec.replace("{text: {path: heldout.txt}, sentences: 12, damage_threshold: 0.2}",
                        "{enabled: false}")  # fmt: skip
@@ -231,8 +237,8 @@ def test_disabled_and_missing_text(spec_dir: Path, tmp_path: Path) -> None:
     default = spec.replace(
         "lm_quality: {text: {path: heldout.txt}, sentences: 12, damage_threshold: 0.2}\n", ""
     )
-    with pytest.raises(AuditUserError, match=r"lm_quality.text: the built-in held-out text "
-                       r"sts_b_test .* no data folder was given"):  # fmt: skip
+    with pytest.raises(AuditUserError, match=r"lm_quality.text \(sts_b_test\): STS-B test "
+                       r"split: .*sts-test.tsv does not exist"):  # fmt: skip
         plan_of(default)
     only_training = spec.replace("path: heldout.txt", "path: corpus.txt")
     with pytest.raises(AuditUserError, match="nothing is held out"):
@@ -261,7 +267,7 @@ def test_page_one_flags_damaged_variants_only(runs: tuple[RunOutcome, RunOutcome
     assert list(shown) == ["Damaged by debiasing."]
     (item,) = shown["Damaged by debiasing."]
     assert item.startswith("gpt2-dropout (of tiny-gpt2): perplexity ")
-    assert "(+50%, ratio 1.50 [1.30, 1.70])" in item
+    assert "(+50%, ratio 1.500 [1.300, 1.700])" in item
     assert list(blocks_for(fine)) == ["Language-modelling cost."]
     unclear = fine.model_copy(update={"ratio": 1.15, "ratio_ci_high": 1.3, "damage": "unclear"})
     assert list(blocks_for(unclear)) == ["Possibly damaged."]

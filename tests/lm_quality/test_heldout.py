@@ -82,7 +82,7 @@ def test_errors_name_the_field_and_the_fix(tmp_path: Path) -> None:
         load_heldout(_spec(path="gone.txt"), data_dir=None, base_dir=tmp_path,
                      training_text=[], sentences=5, seed=0)  # fmt: skip
     (tmp_path / "same.txt").write_text("a b c\nd e f\n")
-    with pytest.raises(DataError, match="every one of the 2 sentences .* nothing is held out"):
+    with pytest.raises(DataError, match=r"every one of the 2 sentences .* nothing is held out"):
         load_heldout(_spec(path="same.txt"), data_dir=None, base_dir=tmp_path,
                      training_text=["A B C", "d e f"], sentences=5, seed=0)  # fmt: skip
 

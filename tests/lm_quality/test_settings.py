@@ -24,8 +24,8 @@ def test_text_shorthand_and_file() -> None:
     ("values", "message"),
     [
         ({"damage_threshold": 0}, "the damage threshold is the relative rise in perplexity"),
-        ({"damage_threshold": -0.1}, "a number above 0 and at most 10"),
-        ({"damage_threshold": 11}, "a number above 0 and at most 10, e.g. 0.1 for 10%"),
+        ({"damage_threshold": -0.1}, "the damage threshold is the relative rise in perplexity"),
+        ({"damage_threshold": 11}, "the damage threshold is the relative rise in perplexity"),
         ({"damage_threshold": "10%"}, "write the damage threshold as a fraction"),
         ({"sentences": 0}, "greater than or equal to 1"),
         ({"sentences": 2.5}, "valid integer"),
@@ -37,6 +37,16 @@ def test_text_shorthand_and_file() -> None:
 def test_bad_options_are_refused_clearly(values: dict[str, object], message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         LmQualitySpec.model_validate(values)
+
+
+def test_the_threshold_error_says_what_is_accepted() -> None:
+    with pytest.raises(ValidationError) as caught:
+        LmQualitySpec.model_validate({"damage_threshold": 11})
+    (error,) = caught.value.errors()
+    assert error["ctx"] == {
+        "got": "11",
+        "expected": "a number above 0 and at most 10, e.g. 0.1 for 10%",
+    }
 
 
 def test_threshold_bounds_are_inclusive_above() -> None:

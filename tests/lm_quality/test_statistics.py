@@ -17,9 +17,7 @@ def test_perplexity_of_two_sentences_by_hand() -> None:
     assert perplexity([-6.0, -4.0], [3, 2]) == pytest.approx(7.38905609893065, rel=1e-12)
     # pooled over tokens, not the mean of per-sentence perplexities (exp(2) both here)
     assert perplexity([-3.0, -12.0], [3, 2]) == pytest.approx(math.exp(3.0))
-    assert perplexity([-3.0, -12.0], [3, 2]) != pytest.approx(
-        (math.exp(1.0) + math.exp(6.0)) / 2
-    )
+    assert perplexity([-3.0, -12.0], [3, 2]) != pytest.approx((math.exp(1.0) + math.exp(6.0)) / 2)
 
 
 def test_two_sentence_comparison_by_hand() -> None:
