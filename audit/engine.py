@@ -31,7 +31,7 @@ from audit.pipeline.training import TrainedVariants, train_variants
 from audit.pipeline.worker import RunModels, RunWorker
 from audit.results import AuditResult
 from audit.results_io import write_results
-from audit.scoring.cache import ScoreCache
+from audit.scoring.cache import ModelIdentity, ScoreCache
 from audit.scoring.units import ScoreUnit
 from audit.spec.loader import LoadedSpec
 
@@ -140,7 +140,7 @@ def run_audit(
         with timer.stage("lm_quality"):
             lm_quality = lm_quality_section(
                 plan.lm_quality,
-                models,
+                {k: ModelIdentity(m.fingerprint, m.precision) for k, m in models.items()},
                 cache,
                 lm_unit_records,
                 seed=loaded.spec.seed,

@@ -132,7 +132,7 @@ def test_v2_round_trip(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 2\.2"),
+        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 2\.3"),
         ('{"results_version": "3.0"}', r"results_version 3\.0 .*newer bias-audit \(a new major"),
         ('{"tool_version": 3}', r"not a results\.json \(results_version None is not a version"),
         ('{"results_version": "2.x"}', r"'2\.x' is not a version; expected 'MAJOR\.MINOR'"),

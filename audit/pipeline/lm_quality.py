@@ -33,8 +33,7 @@ if TYPE_CHECKING:
 
     from audit.lm_quality.settings import LmQualitySpec
     from audit.lm_quality.statistics import PerplexityValue
-    from audit.pipeline.worker import RunModels
-    from audit.scoring.cache import ScoreCache
+    from audit.scoring.cache import ModelIdentity, ScoreCache
     from audit.variants.jobs import VariantPlan
 
 #: The scorer of each model type: per-sentence log-likelihood and its token count.
@@ -129,23 +128,16 @@ def _perplexity(model: str, value: PerplexityValue) -> PerplexityRecord:
 
 
 def _sentence_scores(
-    lm: LmQualityPlan, model: str, models: RunModels, cache: ScoreCache
+    lm: LmQualityPlan, model: str, models: Mapping[str, ModelIdentity], cache: ScoreCache
 ) -> tuple[list[float], list[int]]:
     """Each held-out sentence's log-likelihood and token count for `model`, in order,
     read back from the score cache."""
-    from audit.scoring.cache import ModelIdentity
     from audit.scoring.inputs import side_scores
     from audit.scoring.runner import read_entries, unit_input
 
     unit = lm.unit_of(model)
-    prepared = models[model]
     dataset = lm.text.dataset
-    entries = read_entries(
-        unit,
-        dataset=dataset,
-        cache=cache,
-        model=ModelIdentity(prepared.fingerprint, prepared.precision),
-    )
+    entries = read_entries(unit, dataset=dataset, cache=cache, model=models[model])
     shape = unit_input(unit.scorer)
     scores = [s for item in dataset.items for _, s in side_scores(shape.sides(item), entries)]
     return [s.score for s in scores], [s.n_tokens for s in scores]
@@ -153,7 +145,7 @@ def _sentence_scores(
 
 def lm_quality_section(
     lm: LmQualityPlan,
-    models: RunModels,
+    models: Mapping[str, ModelIdentity],
     cache: ScoreCache,
     units: Sequence[UnitRecord],
     *,
@@ -162,7 +154,8 @@ def lm_quality_section(
     alpha: float,
 ) -> LmQualitySection:
     """Each variant's perplexity against its base's on the held-out text, from the score
-    cache (the units must have run); `units` are their records as the executor ran them."""
+    cache (the units must have run); `models`: each model's cache identity; `units`: the
+    held-out units' records as the executor ran them."""
     from audit.lm_quality.statistics import compare_perplexity
 
     records: list[LmQualityRecord] = []
