@@ -31,7 +31,8 @@ from audit.pipeline.training import TrainedVariants, train_variants
 from audit.pipeline.worker import RunModels, RunWorker
 from audit.results import AuditResult
 from audit.results_io import write_results
-from audit.scoring.cache import ScoreCache
+from audit.scoring.cache import ModelIdentity, ScoreCache
+from audit.scoring.units import ScoreUnit
 from audit.spec.loader import LoadedSpec
 
 if TYPE_CHECKING:
@@ -99,7 +100,11 @@ def run_audit(
 
     with timer.stage("scoring"):
         display.stage("scoring")
-        units = executor.run(group_by_model(plan.units), worker)
+        # the held-out text's units run with the others: each model loads once
+        ran = executor.run(group_by_model([*plan.units, *plan.lm_quality_units]), worker)
+        lm_units = set(plan.lm_quality_units)
+        units = [r for r in ran if ScoreUnit(r.model, r.dataset, r.scorer) not in lm_units]
+        lm_unit_records = [r for r in ran if ScoreUnit(r.model, r.dataset, r.scorer) in lm_units]
 
     started = time.monotonic()
     precision_checks = run_precision_checks(
@@ -129,6 +134,22 @@ def run_audit(
         measurements = compute_measurements(plan, scores)
         measurements.extend(compute_corpus_measurements(plan))
 
+    if plan.lm_quality is not None:
+        from audit.pipeline.lm_quality import lm_quality_section
+
+        with timer.stage("lm_quality"):
+            lm_quality = lm_quality_section(
+                plan.lm_quality,
+                {k: ModelIdentity(m.fingerprint, m.precision) for k, m in models.items()},
+                cache,
+                lm_unit_records,
+                seed=loaded.spec.seed,
+                n_bootstrap=loaded.spec.bootstrap,
+                alpha=loaded.spec.alpha,
+            )
+    else:
+        lm_quality = None
+
     with timer.stage("studies"):
         studies = _studies(plan, models, scores, measurements, extrinsic, display)
         variant_results = variant_records(plan, trained, measurements, extrinsic)
@@ -157,6 +178,7 @@ def run_audit(
         corpora=variant_results.corpora,
         meta_evaluations=variant_results.meta_evaluations,
         extrinsic=extrinsic,
+        lm_quality=lm_quality,
         precision_checks=precision_checks,
         environment=describe_environment(", ".join(sorted({m.device for _, m in models.items()}))),
         timings={k: round(v, 3) for k, v in timer.timings.items()},
@@ -192,6 +214,10 @@ def executed_steps(result: AuditResult) -> list[str]:
     """What a run did, read from its results, in the words of `AuditPlan.steps()`."""
     lines = [f"train {v.id} ({v.method.label} of {v.base})" for v in result.variants]
     lines += [f"score {unit_line(u.model, u.dataset, u.scorer)}" for u in result.units]
+    if result.lm_quality is not None:
+        lines += [
+            f"score {unit_line(u.model, u.dataset, u.scorer)}" for u in result.lm_quality.units
+        ]
     lines += [finetune_step(r.task, r.model) for r in result.extrinsic]
     scored = {(u.model, u.dataset, u.scorer) for u in result.units}
     measured = dict.fromkeys(

@@ -154,6 +154,7 @@ variants:
     method: dropout
     corpus: {path: corpus.txt}
     training: {steps: 4, batch_size: 4, max_length: 16, checkpoint_every: 10}
+lm_quality: {enabled: false}
 """
 
 

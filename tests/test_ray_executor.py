@@ -57,6 +57,7 @@ variants:
     method: dropout
     corpus: {path: corpus.txt}
     training: {steps: 2, batch_size: 4, max_length: 16}
+lm_quality: {enabled: false}
 report: {formats: []}
 """
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
     from audit.display import Display
     from audit.extrinsic.stage import PlannedTask
+    from audit.pipeline.lm_quality import LmQualityPlan
     from audit.pipeline.settings import RunSettings
     from audit.plan import CorpusTask, MeasureTask
     from audit.spec.loader import LoadedSpec
@@ -67,6 +68,7 @@ class AuditPlan:
     stored_variants: dict[str, StoredVariant] = field(default_factory=dict)
     probe_occupations: list[str] | None = None
     extrinsic: list[PlannedTask] = field(default_factory=list)
+    lm_quality: LmQualityPlan | None = None
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -80,6 +82,17 @@ class AuditPlan:
     @property
     def corpus_measures(self) -> list[CorpusTask]:
         return self.scoring.corpus_measures
+
+    @property
+    def lm_quality_units(self) -> list[ScoreUnit]:
+        """The score units of the held-out text (the variants' language-modelling cost)."""
+        return [] if self.lm_quality is None else list(self.lm_quality.units)
+
+    def dataset(self, name: str) -> LoadedDataset:
+        """A dataset a score unit names: one of the spec's, or the held-out text."""
+        if self.lm_quality is not None and name == self.lm_quality.text.dataset.name:
+            return self.lm_quality.text.dataset
+        return self.datasets[name]
 
     @property
     def variant_jobs(self) -> list[VariantJob]:
@@ -114,6 +127,7 @@ class AuditPlan:
         jobs = self.training_jobs()
         lines = [f"train {j.model} ({j.what})" for j in jobs if j.kind == "variant"]
         lines += [f"score {unit_line(u.model, u.dataset, u.scorer)}" for u in self.units]
+        lines += [f"score {unit_line(u.model, u.dataset, u.scorer)}" for u in self.lm_quality_units]
         lines += [finetune_step(j.what, j.model) for j in jobs if j.kind == "finetune"]
         lines += [
             f"measure {t.measure.label} on {unit_line(t.unit.model, t.unit.dataset, t.unit.scorer)}"
@@ -158,6 +172,10 @@ def plan_audit(loaded: LoadedSpec, settings: RunSettings, display: Display) -> A
         started = time.monotonic()
         _plan_variants(plan)
         timings["variant_planning"] = time.monotonic() - started
+        started = time.monotonic()
+        plan.lm_quality = _plan_lm_quality(plan)
+        if plan.lm_quality is not None:
+            timings["lm_quality_planning"] = time.monotonic() - started
     if spec.extrinsic:
         started = time.monotonic()
         plan.extrinsic = _plan_extrinsic_tasks(plan)
@@ -177,6 +195,24 @@ def _plan_variants(plan: AuditPlan) -> None:
     types = plan.model_types | {job.model_id: plan.model_types[job.base] for job in variants.jobs}
     plan.model_types = {model_id: types[model_id] for model_id in plan.model_order}
     _prepare_stored_variants(plan)
+
+
+def _plan_lm_quality(plan: AuditPlan) -> LmQualityPlan | None:
+    """The held-out text and its score units over each base with variants and its
+    variants (the variants' language-modelling cost)."""
+    from audit.pipeline.lm_quality import plan_lm_quality
+
+    assert plan.variants is not None
+    spec = plan.loaded.spec
+    return plan_lm_quality(
+        spec.lm_quality,
+        plan.variants,
+        model_types=plan.model_types,
+        dataset_names=plan.datasets,
+        data_dir=plan.settings.data_dir,
+        base_dir=plan.loaded.path.parent,
+        seed=spec.seed,
+    )
 
 
 def _variant_ids(variants: VariantPlan, base: str) -> list[str]:

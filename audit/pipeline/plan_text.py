@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from audit.pipeline.audit_plan import unit_line
+from audit.pipeline.lm_quality_text import describe_lm_quality
 
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
@@ -216,6 +217,7 @@ def describe_plan(plan: AuditPlan, cache: ScoreCache | None = None) -> str:
             f"  in all: {total:,} sentences; {to_score:,} to score"
             + (f", {cached_all:,} already in the cache" if cached_all else "")
         )
+    lines += describe_lm_quality(plan, cache)
     if plan.scoring.skipped:
         lines.append("Skipped:")
         for skipped in plan.scoring.skipped:

@@ -86,7 +86,7 @@ class RunWorker:
                 score_unit(
                     unit,
                     model=handle,
-                    dataset=self.plan.datasets[unit.dataset],
+                    dataset=self.plan.dataset(unit.dataset),
                     cache=self.cache,
                     display=self.display,
                 )
@@ -131,7 +131,7 @@ class RunWorker:
         )
 
     def dataset(self, name: str) -> LoadedDataset:
-        return self.plan.datasets[name]
+        return self.plan.dataset(name)
 
     def probe_occupations(self) -> list[str] | None:
         return self.plan.probe_occupations

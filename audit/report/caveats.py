@@ -8,6 +8,7 @@ from audit.ids import PluginId
 from audit.report.extrinsic import correlation_sentence, extrinsic_correlations
 from audit.report.formatting import fmt_p, group_name, plain, plural
 from audit.report.index import MeasurementIndex, unique
+from audit.report.lm_cost import lm_quality_caveat
 from audit.report.model import Caveat
 from audit.report.studies import StudyData
 from audit.results import Measurement, VariantRecord
@@ -397,6 +398,7 @@ RULES: tuple[CaveatRule, ...] = (
     no_interval_caveat,
     skipped_caveat,
     small_variants_caveat,
+    lm_quality_caveat,
     cache_repair_caveat,
 )
 

@@ -18,6 +18,7 @@ from audit.report.formatting import fmt_num, join_words, plural
 from audit.report.gate_summary import EMPHASIS, gate_blocks, overall_verdict
 from audit.report.headlines import headline_block
 from audit.report.index import MeasurementIndex
+from audit.report.lm_cost import lm_cost_blocks
 from audit.report.model import Caveat, Summary
 from audit.report.precision import precision_blocks
 from audit.report.variant_summary import summary_blocks
@@ -152,6 +153,6 @@ def build_summary(
         findings=findings,
         reading=interval_sentence(index),
         caveats=caveat_sentence(caveats),
-        variants=summary_blocks(index) + extrinsic_summary_blocks(index),
+        variants=summary_blocks(index) + lm_cost_blocks(index) + extrinsic_summary_blocks(index),
         precision=precision_blocks(index),
     )

@@ -18,6 +18,7 @@ from audit.report.comparison_verdicts import verdict_key
 from audit.report.corpora import corpora_table
 from audit.report.formatting import fmt_num, fmt_seconds, group_name, join_words, plural
 from audit.report.index import MeasurementIndex, unique
+from audit.report.lm_cost import lm_cost_table
 from audit.report.meta_evaluation import meta_section
 from audit.report.model import Chart, Section, Table
 from audit.report.studies import comparison_row
@@ -307,6 +308,8 @@ def variants_section(index: MeasurementIndex) -> Section | None:
         tables.append(corpora_table(list(index.result.corpora)))
     if compared is not None:
         tables.append(compared)
+    if (cost := lm_cost_table(index)) is not None:
+        tables.append(cost)
     charts = [c] if variants and (c := loss_chart(index)) is not None else []
     return Section(id="variants", title="Variants", intro=intro, tables=tables, charts=charts)
 

@@ -25,8 +25,9 @@ Modules, one job each: `record` (the strict base), `version`, `measurements`, `r
 (models, datasets, units, environment), `settings` (`AuditInfo`), `gates`, `precision`,
 `studies` (robustness, correlation, comparison), `comparison_verdict` (what a paired
 comparison says moved), `variants` (training, probe, corpora, meta-evaluation),
-`finetune` and `extrinsic` (the extrinsic tasks), `result` (`AuditResult`) and `unknown`
-(reading a newer minor version).
+`finetune` and `extrinsic` (the extrinsic tasks), `lm_quality` (the variants'
+language-modelling cost), `result` (`AuditResult`) and `unknown` (reading a newer
+minor version).
 """
 
 from audit.results.comparison_verdict import (
@@ -49,6 +50,12 @@ from audit.results.extrinsic import (
 )
 from audit.results.finetune import DevEvaluation, FineTuneSummary
 from audit.results.gates import Gate, GateVerdict, Verdict
+from audit.results.lm_quality import (
+    HeldOutTextRecord,
+    LmQualityRecord,
+    LmQualitySection,
+    PerplexityRecord,
+)
 from audit.results.measurements import Measurement, MeasureValue
 from audit.results.precision import PrecisionCheck
 from audit.results.record import Record
@@ -97,6 +104,9 @@ __all__ = [
     "FineTuneSummary",
     "Gate",
     "GateVerdict",
+    "HeldOutTextRecord",
+    "LmQualityRecord",
+    "LmQualitySection",
     "LossPoint",
     "MeasureSeries",
     "MeasureValue",
@@ -107,6 +117,7 @@ __all__ = [
     "NliBiasGroup",
     "NliBiasResult",
     "PctFemaleCorrelation",
+    "PerplexityRecord",
     "PrecisionCheck",
     "ProbeOccupation",
     "ProbeRecord",

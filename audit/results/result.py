@@ -11,6 +11,7 @@ from pydantic import Field, PrivateAttr
 from audit.cards import PluginCard, PluginKind
 from audit.results.extrinsic import ExtrinsicRecord
 from audit.results.gates import Gate, GateVerdict
+from audit.results.lm_quality import LmQualitySection
 from audit.results.measurements import Measurement
 from audit.results.precision import PrecisionCheck
 from audit.results.record import Record
@@ -68,6 +69,11 @@ class AuditResult(Record):
         default_factory=list,
         description="Extrinsic tasks: one record per (task, model) with the fine-tuning, "
         "its dev check, the bias-over-fine-tuning curve and the task's full result.",
+    )
+    lm_quality: LmQualitySection | None = Field(
+        default=None,
+        description="The variants' language-modelling cost: (pseudo-)perplexity on held-out "
+        "text against their base's (results_version 3.0); None without variants.",
     )
     precision_checks: list[PrecisionCheck] = Field(
         default_factory=list,

@@ -14,6 +14,8 @@
   `better` / `worse` / `not distinguishable`; a 2.x file is migrated on read
   (`audit/migrations/v2.py`). Meta-evaluation rows with the same values share a rank,
   and each row after rank 1 gets `gap_to_first` with its CI and `ties_first`.
+  3.0 also adds `lm_quality`: the variants' (pseudo-)perplexity on held-out text
+  against their base's.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """

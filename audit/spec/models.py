@@ -21,6 +21,7 @@ from pydantic_core import PydanticCustomError
 from audit.data.request import DEFAULT_HARMFUL_LABELS
 from audit.extrinsic.settings import ExtrinsicSpec
 from audit.ids import PluginId, label_of
+from audit.lm_quality.settings import HeldOutTextSpec, LmQualitySpec
 from audit.models.sources import (
     ID_PATTERN,
     GGUFSource,
@@ -39,7 +40,9 @@ __all__ = [
     "CorpusSpec",
     "ExtrinsicSpec",
     "GGUFSource",
+    "HeldOutTextSpec",
     "HubSource",
+    "LmQualitySpec",
     "LoraSpec",
     "ModelSource",
     "ModelSpec",
@@ -337,6 +340,11 @@ class AuditSpec(Strict):
         description="Extrinsic tasks: bias measured in a downstream task after fine-tuning "
         "each model and variant (see `audit list extrinsic`); their values are correlated "
         "with the intrinsic measures across models.",
+    )
+    lm_quality: LmQualitySpec = Field(
+        default_factory=lambda: LmQualitySpec.model_validate({}),
+        description="The variants' language-modelling cost: each variant's and its base's "
+        "(pseudo-)perplexity on held-out text (used only when the spec has variants).",
     )
     report: ReportSpec = Field(default_factory=ReportSpec, description="Report output.")
     execution: ExecutionSpec = Field(

@@ -36,6 +36,7 @@ variants:
     method: dropout
     corpus: {{path: corpus.txt}}
     training: {{steps: 2, batch_size: 4, max_length: 16}}
+lm_quality: {{enabled: false}}
 extrinsic:
   - task: sts_bias
     options: {{max_templates: 6, occupations_file: occupations.tsv}}

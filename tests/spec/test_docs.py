@@ -28,6 +28,8 @@ SPEC_MODELS: list[type[BaseModel]] = [
     models.TrainingSpec,
     models.LoraSpec,
     models.ExtrinsicSpec,
+    models.LmQualitySpec,
+    models.HeldOutTextSpec,
     FineTuneSettings,
     models.ReportSpec,
     models.ExecutionSpec,

@@ -29,6 +29,7 @@ datasets:
   - {name: crows_pairs, limit: 24}
 scorers: {masked: [cps], causal: [ll]}
 measures: [bias_score]
+lm_quality: {text: {path: heldout.txt}}
 variants:
   - id: gpt2-dropout
     base: tiny-gpt2
@@ -78,6 +79,7 @@ def spec_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "spec.yaml").write_text(SPEC)
     (root / "corpus.txt").write_text("\n".join(corpus_lines()) + "\n")
     (root / "targets.txt").write_text("\n".join(OCCUPATIONS) + "\n")
+    (root / "heldout.txt").write_text("the cat sat on the mat .\nit rained all day .\n" * 6)
     return root
 
 
@@ -181,7 +183,8 @@ def test_killed_training_resumes(spec_dir: Path, tmp_path: Path, shared_data: Pa
     one_variant = text[: text.index("  - id: bert-cda")] + "report: {formats: []}\n"
     path = tmp_path / "spec.yaml"
     path.write_text(one_variant.replace("path: models/", f"path: {spec_dir}/models/"))
-    (tmp_path / "corpus.txt").write_text((spec_dir / "corpus.txt").read_text())
+    for name in ("corpus.txt", "heldout.txt"):
+        (tmp_path / name).write_text((spec_dir / name).read_text())
     loaded = load_spec(path)
     with pytest.raises(TrainingInterrupted):
         run_audit(
