@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from audit.models.sequence_limit import sequence_limit
 from audit.scoring.base import (
     ProgressCallback,
     ScorerOptions,
@@ -55,15 +56,29 @@ def causal_token_ids(
     """
     tokenizer = model.tokenizer
     encoded: list[list[int]] = tokenizer(list(texts), add_special_tokens=True)["input_ids"]
-    if reference:
-        return encoded, 1
-    bos = tokenizer.bos_token_id
-    if bos is None:
-        bos = getattr(model.model.config, "bos_token_id", None)
-    if bos is None:
-        # No BOS exists: the first token has no context and cannot be scored.
-        return encoded, 1
-    return [ids if ids and ids[0] == bos else [bos, *ids] for ids in encoded], 1
+    if not reference:
+        bos = tokenizer.bos_token_id
+        if bos is None:
+            bos = getattr(model.model.config, "bos_token_id", None)
+        # Without a BOS the first token has no context and cannot be scored.
+        if bos is not None:
+            encoded = [ids if ids and ids[0] == bos else [bos, *ids] for ids in encoded]
+    _check_lengths(model, texts, encoded)
+    return encoded, 1
+
+
+def _check_lengths(model: LoadedModel, texts: Sequence[str], encoded: list[list[int]]) -> None:
+    """A sentence longer than the model's positions is a clear error naming it (not an
+    index error deep in the position embeddings)."""
+    limit = sequence_limit(model.model, model.tokenizer)
+    if limit is None:
+        return
+    for index, (text, ids) in enumerate(zip(texts, encoded, strict=True)):
+        if len(ids) > limit:
+            raise ScoringInputError(
+                f"model '{model.model_id}': sentence {index} is {len(ids)} tokens long, more "
+                f"than the {limit} the model accepts: {text[:80]!r}"
+            )
 
 
 def _token_budget(model: LoadedModel) -> int:

@@ -141,3 +141,17 @@ def test_soft_capped_logits_are_not_taken_through_the_chunked_head(model: Loaded
         assert not causal._head_is_plain(model)
     finally:
         model.model.config.final_logit_softcapping = None
+
+
+def test_sentence_longer_than_the_positions_is_a_clear_error(model: LoadedModel) -> None:
+    """Past the position embeddings a clear error names the sentence, its length and the
+    limit (it was an IndexError from inside the model)."""
+    from audit.models.sequence_limit import sequence_limit
+
+    limit = sequence_limit(model.model, model.tokenizer)
+    assert limit is not None
+    long_text = " ".join(["word"] * (limit + 5))
+    with pytest.raises(ScoringInputError, match=r"sentence 1 is \d+ tokens long, more than the"):
+        LL_SCORER.score_sentences(
+            model, ["short one", long_text], options=CausalOptions(), progress=print
+        )
