@@ -365,20 +365,34 @@ def compare(
             "--out", metavar="DIR", help="The folder to write into (default: reports/compare)."
         ),
     ] = None,
+    pair: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pair",
+            metavar="CANDIDATE=BASELINE",
+            help="Compare the candidate run's model CANDIDATE with the baseline run's model "
+            "BASELINE (e.g. a variant with its base); repeat for more pairs. Default: each "
+            "model with the model of the same id (or the only model of each run).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Compare a candidate run with a baseline run, side by side.
 
-    For each measure both runs computed: both values, the paired difference with its
-    confidence interval and test (on the items both runs scored, read from the
-    scores.parquet beside each results.json), and whether the candidate is better, worse
-    or not distinguishable. Writes comparison.html and comparison.pdf and ends with a
-    summary; the exit code is 0 (compare judges no gates), 2 for a user error."""
+    For each measure both runs computed for a model pair: both values, the paired
+    difference with its confidence interval and test (on the items both runs scored,
+    read from the scores.parquet beside each results.json), and the candidate's verdict.
+    Writes comparison.html and comparison.pdf and ends with a summary; the exit code is
+    0 (compare judges no gates), 2 for a user error or when nothing can be compared (no
+    model pair measured on a shared dataset with a shared scorer and measure)."""
+    from audit.comparison.matching import parse_pair
     from audit.output_check import check_output_dir
     from audit.report.compare import read_comparison, write_comparison
     from audit.studies import paired_test
 
     def action() -> tuple[list[Path], list[str]]:
-        report = read_comparison(baseline, candidate, paired_test=paired_test)
+        pairs = [parse_pair(text) for text in pair or []]
+        report = read_comparison(baseline, candidate, paired_test=paired_test, pairs=pairs)
         folder = out or Path("reports/compare")
         check_output_dir(folder)
         for warning in report.unread:
