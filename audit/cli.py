@@ -211,28 +211,53 @@ def plan(
     spec: SpecArg,
     data_dir: DataDirOpt = None,
     cache_dir: CacheDirOpt = None,
+    device: DeviceOpt = Device.auto,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            "--calibrate/--no-calibrate",
+            help="Time what the cache holds no measurement of (loads each such model once "
+            "for a short timed sample); --no-calibrate estimates from earlier measurements "
+            "only and loads no model.",
+        ),
+    ] = True,
 ) -> None:
-    """Show what `audit run` would do, without loading any model weights.
+    """Show what `audit run` would do, and how long it will take on this machine.
 
     Lists the datasets (pairs or sentences), the models, and each scoring unit with the
     sentences it scores (as the run's progress bars count them) and how many are already
     in the score cache; then what is skipped, and which measures will compute nothing
-    and why."""
+    and why. Ends with a time estimate per stage (scoring, training, fine-tuning) from
+    throughput measured on this machine: on first use each model is loaded once and a
+    short sample timed; the measurements are cached (calibration/throughput.json in the
+    cache folder), so a second plan times nothing."""
     from audit.display import make_display
     from audit.engine import RunSettings, plan_audit
     from audit.pipeline.plan_text import describe_plan
+    from audit.pipeline.time_estimate import Calibrator, describe_times, estimate_times
     from audit.spec.loader import load_spec
 
     def action() -> str:
         loaded = load_spec(spec)
         settings = RunSettings(
-            out_dir=Path("."), cache_dir=_cache_dir(cache_dir), data_dir=data_dir
+            out_dir=Path("."),
+            cache_dir=_cache_dir(cache_dir),
+            data_dir=data_dir,
+            device=device.value,
         )
         from audit.scoring.cache import ScoreCache
 
         # the very function `audit run` plans with: the plan printed is the plan run
-        plan = plan_audit(loaded, settings, make_display())
-        return describe_plan(plan, ScoreCache(settings.cache_dir))
+        display = make_display()
+        try:
+            plan = plan_audit(loaded, settings, display)
+            cache = ScoreCache(settings.cache_dir)
+            calibrator = Calibrator(plan, display, measure=calibrate)
+            estimates = estimate_times(plan, cache, calibrator)
+        finally:
+            display.close()
+        times = describe_times(estimates, str(calibrator.cache.path))
+        return "\n".join([describe_plan(plan, cache), *times])
 
     typer.echo(_user_errors(action))
 
