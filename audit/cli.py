@@ -56,6 +56,7 @@ class Kind(StrEnum):
     measures = "measures"
     variants = "variants"
     extrinsic = "extrinsic"
+    task_datasets = "task-datasets"
 
 
 SpecArg = Annotated[
@@ -180,8 +181,9 @@ def list_plugins(
         Kind | None,
         typer.Argument(
             metavar="KIND",
-            help="What to list: datasets, scorers, measures, variants or extrinsic "
-            "(default: all of them).",
+            help="What to list: datasets, scorers, measures, variants, extrinsic or "
+            "task-datasets (the extrinsic tasks' training and evaluation data; default: all "
+            "of them).",
             show_default=False,
         ),
     ] = None,
@@ -197,9 +199,10 @@ def list_plugins(
         ),
     ] = False,
 ) -> None:
-    """List the registered datasets, scorers, measures, variants or extrinsic tasks, or
-    all of them, each with where it comes from: built-in, or the installed package and
-    entry point that registered it (docs/plugins.md)."""
+    """List the registered datasets, scorers, measures, variants, extrinsic tasks or
+    task datasets, or all of them (every plug-in kind, each under its heading), each with
+    where it comes from: built-in, or the installed package and entry point that
+    registered it (docs/plugins.md)."""
     from audit.listing import describe_registry
 
     text = _user_errors(lambda: describe_registry(kind.value if kind else None, verbose=verbose))
