@@ -56,6 +56,7 @@ class Kind(StrEnum):
     measures = "measures"
     variants = "variants"
     extrinsic = "extrinsic"
+    task_datasets = "task-datasets"
 
 
 SpecArg = Annotated[
@@ -180,8 +181,9 @@ def list_plugins(
         Kind | None,
         typer.Argument(
             metavar="KIND",
-            help="What to list: datasets, scorers, measures, variants or extrinsic "
-            "(default: all of them).",
+            help="What to list: datasets, scorers, measures, variants, extrinsic or "
+            "task-datasets (the extrinsic tasks' training and evaluation data; default: all "
+            "of them).",
             show_default=False,
         ),
     ] = None,
@@ -197,9 +199,10 @@ def list_plugins(
         ),
     ] = False,
 ) -> None:
-    """List the registered datasets, scorers, measures, variants or extrinsic tasks, or
-    all of them, each with where it comes from: built-in, or the installed package and
-    entry point that registered it (docs/plugins.md)."""
+    """List the registered datasets, scorers, measures, variants, extrinsic tasks or
+    task datasets, or all of them (every plug-in kind, each under its heading), each with
+    where it comes from: built-in, or the installed package and entry point that
+    registered it (docs/plugins.md)."""
     from audit.listing import describe_registry
 
     text = _user_errors(lambda: describe_registry(kind.value if kind else None, verbose=verbose))
@@ -211,28 +214,53 @@ def plan(
     spec: SpecArg,
     data_dir: DataDirOpt = None,
     cache_dir: CacheDirOpt = None,
+    device: DeviceOpt = Device.auto,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            "--calibrate/--no-calibrate",
+            help="Time what the cache holds no measurement of (loads each such model once "
+            "for a short timed sample); --no-calibrate estimates from earlier measurements "
+            "only and loads no model.",
+        ),
+    ] = True,
 ) -> None:
-    """Show what `audit run` would do, without loading any model weights.
+    """Show what `audit run` would do, and how long it will take on this machine.
 
     Lists the datasets (pairs or sentences), the models, and each scoring unit with the
     sentences it scores (as the run's progress bars count them) and how many are already
     in the score cache; then what is skipped, and which measures will compute nothing
-    and why."""
+    and why. Ends with a time estimate per stage (scoring, training, fine-tuning) from
+    throughput measured on this machine: on first use each model is loaded once and a
+    short sample timed; the measurements are cached (calibration/throughput.json in the
+    cache folder), so a second plan times nothing."""
     from audit.display import make_display
     from audit.engine import RunSettings, plan_audit
     from audit.pipeline.plan_text import describe_plan
+    from audit.pipeline.time_estimate import Calibrator, describe_times, estimate_times
     from audit.spec.loader import load_spec
 
     def action() -> str:
         loaded = load_spec(spec)
         settings = RunSettings(
-            out_dir=Path("."), cache_dir=_cache_dir(cache_dir), data_dir=data_dir
+            out_dir=Path("."),
+            cache_dir=_cache_dir(cache_dir),
+            data_dir=data_dir,
+            device=device.value,
         )
         from audit.scoring.cache import ScoreCache
 
         # the very function `audit run` plans with: the plan printed is the plan run
-        plan = plan_audit(loaded, settings, make_display())
-        return describe_plan(plan, ScoreCache(settings.cache_dir))
+        display = make_display()
+        try:
+            plan = plan_audit(loaded, settings, display)
+            cache = ScoreCache(settings.cache_dir)
+            calibrator = Calibrator(plan, display, measure=calibrate)
+            estimates = estimate_times(plan, cache, calibrator)
+        finally:
+            display.close()
+        times = describe_times(estimates, str(calibrator.cache.path))
+        return "\n".join([describe_plan(plan, cache), *times])
 
     typer.echo(_user_errors(action))
 
@@ -365,21 +393,36 @@ def compare(
             "--out", metavar="DIR", help="The folder to write into (default: reports/compare)."
         ),
     ] = None,
+    pair: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pair",
+            metavar="CANDIDATE=BASELINE",
+            help="Compare the candidate run's model CANDIDATE with the baseline run's model "
+            "BASELINE (e.g. a variant with its base); repeat for more pairs. Default: each "
+            "model with the model of the same id (or the only model of each run).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Compare a candidate run with a baseline run, side by side.
 
-    For each measure both runs computed: both values, the paired difference with its
-    confidence interval and test (on the items both runs scored, read from the
-    scores.parquet beside each results.json), and what moved: closer to the ideal, further
-    from the ideal, changed (not detectably closer or further) or no detectable change.
-    Writes comparison.html and comparison.pdf and ends with a summary; the exit code is 0
-    (compare judges no gates), 2 for a user error."""
+    For each measure both runs computed for a model pair: both values, the paired
+    difference with its confidence interval and test (on the items both runs scored,
+    read from the scores.parquet beside each results.json), and what moved: closer to
+    the ideal, further from the ideal, changed (not detectably closer or further) or no
+    detectable change. Writes comparison.html and comparison.pdf and ends with a
+    summary; the exit code is 0 (compare judges no gates), 2 for a user error or when
+    nothing can be compared (no model pair measured on a shared dataset with a shared
+    scorer and measure)."""
+    from audit.comparison.matching import parse_pair
     from audit.output_check import check_output_dir
     from audit.report.compare import read_comparison, write_comparison
     from audit.studies import paired_test
 
     def action() -> tuple[list[Path], list[str]]:
-        report = read_comparison(baseline, candidate, paired_test=paired_test)
+        pairs = [parse_pair(text) for text in pair or []]
+        report = read_comparison(baseline, candidate, paired_test=paired_test, pairs=pairs)
         folder = out or Path("reports/compare")
         check_output_dir(folder)
         for warning in report.unread:

@@ -37,6 +37,10 @@ def _registry(kind: str) -> Registry[Any, Any]:
         from audit.extrinsic.catalog import EXTRINSIC_TASKS
 
         return EXTRINSIC_TASKS
+    if kind == "task-datasets":
+        from audit.data.catalog import TASK_DATASETS
+
+        return TASK_DATASETS
     raise ValueError(f"unknown registry kind {kind!r}")
 
 
@@ -109,6 +113,7 @@ def entry_facts(entry: PluginEntry) -> list[tuple[str, str]]:
     """What `list -v` says about an entry beyond its card: a dataset's size, source,
     licence and names; a scorer's models, input, score and version."""
     from audit.data.entry import DatasetEntry
+    from audit.data.task_entry import TaskDatasetEntry
     from audit.scoring.catalog import ScorerEntry
 
     facts: list[tuple[str, str]] = []
@@ -120,6 +125,19 @@ def entry_facts(entry: PluginEntry) -> list[tuple[str, str]]:
             ("Licence", entry.licence),
             ("Items", "template slots (an attribute and two targets)" if entry.templates else ""),
             (names, ", ".join(entry.known_names)),
+        ]
+    elif isinstance(entry, TaskDatasetEntry):
+        facts += [
+            ("Size", entry.size),
+            ("Source", entry.source),
+            ("Licence", entry.licence),
+            ("Files", f"{', '.join(entry.files)} in <data dir>/{entry.folder}"),
+            ("Splits", ", ".join(entry.splits)),
+            ("Rows", entry.rows),
+            (
+                "Shipped",
+                "in the shared data folder" if entry.shipped else "download it (see Source)",
+            ),
         ]
     elif isinstance(entry, ScorerEntry):
         info = entry.info
@@ -141,7 +159,7 @@ def entry_facts(entry: PluginEntry) -> list[tuple[str, str]]:
 
 
 #: The kinds `audit list` takes, in the order `audit list` alone shows them.
-LIST_KINDS = ("datasets", "scorers", "measures", "variants", "extrinsic")
+LIST_KINDS = ("datasets", "scorers", "measures", "variants", "extrinsic", "task-datasets")
 
 
 def describe_registry(kind: str | None = None, *, verbose: bool = False) -> str:
@@ -158,7 +176,8 @@ def describe_registry(kind: str | None = None, *, verbose: bool = False) -> str:
     registry = _registry(kind)
     entries = sorted(registry.entries(), key=lambda e: e.name)
     if not entries:
-        return f"no {'extrinsic tasks' if kind == 'extrinsic' else kind} registered yet"
+        plural = {"extrinsic": "extrinsic tasks", "task-datasets": "task datasets"}
+        return f"no {plural.get(kind, kind)} registered yet"
     width = max(len(e.name) for e in entries)
     lines: list[str] = []
     for entry in entries:

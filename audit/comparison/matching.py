@@ -1,12 +1,70 @@
-"""What two runs share: matched models, and every difference between the runs' inputs."""
+"""What two runs share: matched models, and every difference between the runs' inputs.
+
+Pairs are (baseline model, candidate model). By default a model is matched with the model
+of the same id in the other run (or, when each run holds one model, with that one);
+`requested` (the `--pair CANDIDATE=BASELINE` of `audit compare`) names them instead.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from audit.errors import AuditUserError
 from audit.results import AuditResult
 
 
-def match_models(baseline: AuditResult, candidate: AuditResult) -> list[tuple[str, str]]:
-    """(baseline model, candidate model) pairs: same id, or the only model of each run."""
+def parse_pair(text: str) -> tuple[str, str]:
+    """`CANDIDATE=BASELINE` as (baseline, candidate); a malformed pair is a user error."""
+    candidate, sep, baseline = text.partition("=")
+    if not sep or not candidate.strip() or not baseline.strip() or "=" in baseline:
+        raise AuditUserError(
+            f"--pair {text!r}: expected CANDIDATE=BASELINE, a model id of the candidate run, "
+            "'=' and a model id of the baseline run (e.g. --pair bert-cda=bert)"
+        )
+    return baseline.strip(), candidate.strip()
+
+
+def _ids(result: AuditResult) -> str:
+    return ", ".join(m.id for m in result.models) or "none"
+
+
+def requested_model_pairs(
+    baseline: AuditResult,
+    candidate: AuditResult,
+    requested: Sequence[tuple[str, str]],
+    *,
+    names: tuple[str, str] = ("the baseline run", "the candidate run"),
+) -> list[tuple[str, str]]:
+    """The requested (baseline, candidate) pairs, each id checked against its run; an
+    unknown id is a user error naming the id and the ids the run holds."""
+    pairs: list[tuple[str, str]] = []
+    for base_id, cand_id in requested:
+        for model_id, result, name, role in (
+            (cand_id, candidate, names[1], "CANDIDATE"),
+            (base_id, baseline, names[0], "BASELINE"),
+        ):
+            if model_id not in {m.id for m in result.models}:
+                raise AuditUserError(
+                    f"--pair {cand_id}={base_id}: {role} '{model_id}' is not a model of "
+                    f"{name}; its models: {_ids(result)}"
+                )
+        if (base_id, cand_id) in pairs:
+            raise AuditUserError(f"--pair {cand_id}={base_id} is given twice")
+        pairs.append((base_id, cand_id))
+    return pairs
+
+
+def match_models(
+    baseline: AuditResult,
+    candidate: AuditResult,
+    requested: Sequence[tuple[str, str]] = (),
+    *,
+    names: tuple[str, str] = ("the baseline run", "the candidate run"),
+) -> list[tuple[str, str]]:
+    """(baseline model, candidate model) pairs: the `requested` ones when any are given
+    (checked), else same id, or the only model of each run."""
+    if requested:
+        return requested_model_pairs(baseline, candidate, requested, names=names)
     ids_a = [m.id for m in baseline.models]
     ids_b = [m.id for m in candidate.models]
     same = [(m, m) for m in ids_a if m in ids_b]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from audit.comparison.matching import dataset_mismatches, match_models, model_mismatches
+from audit.comparison.nothing_comparable import nothing_comparable
 from audit.comparison.paired import PairedTest, compare_pair
 from audit.finetune_copies import without_finetune_copies
 from audit.results import AuditResult, ComparisonRecord
@@ -36,10 +38,17 @@ def compare_results(
     baseline_scores: pd.DataFrame | None,
     candidate_scores: pd.DataFrame | None,
     paired_test: PairedTest,
+    requested_pairs: Sequence[tuple[str, str]] = (),
+    names: tuple[str, str] = ("the baseline run", "the candidate run"),
 ) -> RunComparison:
-    """Match the runs' models, list every mismatch, and compare each matched pair."""
+    """Match the runs' models (the `requested_pairs`, (baseline, candidate) ids, when
+    given), list every mismatch, and compare each matched pair.
+
+    Raises `NothingComparable` (a user error naming the runs by `names`, their models
+    and why) when no pair has a single measure to compare, and `AuditUserError` for a
+    requested id that is not in its run."""
     base, cand = without_finetune_copies(baseline), without_finetune_copies(candidate)
-    pairs = match_models(base, cand)
+    pairs = match_models(base, cand, requested_pairs, names=names)
     mismatches = dataset_mismatches(base, cand)
     mismatches += model_mismatches(base, cand, pairs)
     comparison = RunComparison(baseline, candidate, pairs=pairs, mismatches=mismatches)
@@ -53,4 +62,6 @@ def compare_results(
             paired_test=paired_test,
             mismatches=mismatches,
         )
+    if not comparison.all_records():
+        raise nothing_comparable(base, cand, pairs, names=names)
     return comparison

@@ -53,16 +53,11 @@ def idle_measures(plan: AuditPlan) -> list[tuple[str, str]]:
 
 def describe_variants(plan: AuditPlan) -> list[str]:
     """Each variant job: cached, or to train (resuming where a checkpoint is) with its
-    steps and a rough time."""
+    steps (its time is in the plan's time estimate, `audit.pipeline.time_estimate`)."""
     variants = plan.variants
     if variants is None:
         return []
-    from audit.display import format_duration
-    from audit.variants.jobs import estimate_seconds, measured_speed, speed_key
-
     lines = ["Variants:"]
-    peak: float | None = None
-    missing_seconds = 0.0
     missing = 0
     for job in variants.jobs:
         what = f"{job.method.label} of {job.base} on {job.corpus.name}"
@@ -70,31 +65,16 @@ def describe_variants(plan: AuditPlan) -> list[str]:
             lines.append(f"  {job.model_id}: {what}: trained, in the cache")
             continue
         missing += 1
-        steps = job.total_steps()
-        base = plan.models[job.base]
-        speed = measured_speed(
-            plan.settings.cache_dir, speed_key(job, base.fingerprint, base.device)
-        )
-        if speed is not None:
-            seconds = speed * steps
-        else:
-            if peak is None:
-                peak = _matmul_peak()
-            n_parameters = _known_parameters_of(plan, job.base)
-            seconds = estimate_seconds(job, n_parameters=n_parameters, flops_per_second=peak)
-        missing_seconds += seconds
         state = "to train, resuming from a checkpoint" if job.resumable else "to train"
         lines.append(
-            f"  {job.model_id}: {what}: {state}: {steps:,} steps x {job.training.batch_size} "
-            f"of {job.data.n_examples():,} examples, about {format_duration(seconds)} on "
-            f"{base.device}"
+            f"  {job.model_id}: {what}: {state}: {job.total_steps():,} steps x "
+            f"{job.training.batch_size} of {job.data.n_examples():,} examples on "
+            f"{plan.models[job.base].device}"
         )
     if missing:
         lines.append(
-            f"  {missing} of {len(variants.jobs)} to train, about "
-            f"{format_duration(missing_seconds)} in all (rough: from earlier trainings of the "
-            "same shape on this machine, else from the parameter count and the matmul speed); "
-            "their scoring units run once they are trained"
+            f"  {missing} of {len(variants.jobs)} to train; their scoring units run once they "
+            "are trained"
         )
     return lines
 
@@ -130,35 +110,6 @@ def describe_extrinsic(plan: AuditPlan) -> list[str]:
                 state = "to fine-tune"
             lines.append(f"    {model_id}: {state} (key {key[:8]})")
     return lines
-
-
-def _known_parameters_of(plan: AuditPlan, model_id: str) -> int:
-    """Parameters of a base model: from its last load, else from its weight files' size."""
-    from audit.models.prepared import known_parameters
-
-    model = plan.models[model_id]
-    value = known_parameters(plan.settings.cache_dir, model.fingerprint)
-    if value is not None:
-        return value
-    size = sum(p.stat().st_size for paths in model.resolved.files.values() for p in paths)
-    bytes_per_parameter = 0.6 if model.resolved.is_gguf else 4.0
-    return int(size / bytes_per_parameter)
-
-
-def _matmul_peak() -> float:
-    """Float32 FLOP/s of a 1024 x 1024 matmul on this machine (best of 5)."""
-    import time
-
-    import torch
-
-    a, b = torch.randn(1024, 1024), torch.randn(1024, 1024)
-    torch.mm(a, b)
-    best = float("inf")
-    for _ in range(5):
-        started = time.perf_counter()
-        torch.mm(a, b)
-        best = min(best, time.perf_counter() - started)
-    return 2 * 1024**3 / best
 
 
 def describe_plan(plan: AuditPlan, cache: ScoreCache | None = None) -> str:

@@ -6,6 +6,7 @@ What is compared, and how, is `audit.comparison`'s; this module lays it out as a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -73,10 +74,10 @@ def _run_view(role: str, path: str, result: AuditResult) -> RunView:
 
 def _summary(comparison: RunComparison) -> list[str]:
     pairs, records = comparison.pairs, comparison.all_records()
-    if not pairs:
+    if not records:
         return [
-            "No model of the candidate run could be matched with one of the baseline run "
-            "(match by identical id, or one model per run), so nothing was compared."
+            "Nothing was compared: no model pair has a measure on the same dataset with the "
+            "same scorer in both runs, so this comparison supports no decision."
         ]
     lines = [
         "Compared "
@@ -93,6 +94,29 @@ def _summary(comparison: RunComparison) -> list[str]:
         else "The runs used the same datasets and items."
     )
     return lines
+
+
+def _tested(comparison: RunComparison) -> int:
+    """How many measures were compared by a paired test (a verdict other than undefined)."""
+    return sum(r.verdict != "undefined" for r in comparison.all_records())
+
+
+def _untested_note(comparison: RunComparison) -> list[str]:
+    """A line saying that values shown side by side, untested, support no adoption."""
+    if not comparison.all_records() or _tested(comparison):
+        return []
+    return [
+        "No measure could be compared by a paired test (see each row's note): the values "
+        "are shown side by side, and they support no decision to adopt the candidate."
+    ]
+
+
+def _decisions(comparison: RunComparison) -> list[str]:
+    """The sign-off's choices: adopting the candidate is offered only when at least one
+    measure was compared by a paired test."""
+    if _tested(comparison):
+        return ["Adopt the candidate", "Adopt with conditions", "Keep the baseline"]
+    return ["Keep the baseline", "Compare again with paired tests"]
 
 
 def _tables(comparison: RunComparison, cards: MeasureCards) -> list[Table]:
@@ -144,7 +168,7 @@ def build_comparison(
             _run_view("Candidate", candidate_path, candidate),
         ],
         model_pairs=comparison.pairs,
-        summary=_summary(comparison),
+        summary=_summary(comparison) + _untested_note(comparison),
         mismatches=comparison.mismatches,
         unread=unread_lines(baseline, candidate),
         tables=_tables(comparison, cards),
@@ -152,7 +176,7 @@ def build_comparison(
         cards=[c for m in measures if (c := cards.view(m)) is not None],
         signoff=SignOff(
             fields=["Reviewer (name, role)", "Date", "Signature"],
-            decisions=["Adopt the candidate", "Adopt with conditions", "Keep the baseline"],
+            decisions=_decisions(comparison),
         ),
     )
 
@@ -177,10 +201,15 @@ def write_comparison(report: ComparisonReport, out_dir: Path, *, formats: list[s
 
 
 def read_comparison(
-    baseline_results: Path, candidate_results: Path, *, paired_test: PairedTest
+    baseline_results: Path,
+    candidate_results: Path,
+    *,
+    paired_test: PairedTest,
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> ComparisonReport:
     """Both runs read from their results.json (and the scores.parquet beside each, when
-    there) and compared."""
+    there) and compared; `pairs`: (baseline, candidate) model ids to compare instead of
+    the same ids. Raises a user error when nothing can be compared (naming the files)."""
     baseline = read_results(baseline_results)
     candidate = read_results(candidate_results)
     comparison = compare_results(
@@ -189,6 +218,8 @@ def read_comparison(
         baseline_scores=read_scores(baseline_results.parent, baseline),
         candidate_scores=read_scores(candidate_results.parent, candidate),
         paired_test=paired_test,
+        requested_pairs=pairs,
+        names=(f"the baseline run {baseline_results}", f"the candidate run {candidate_results}"),
     )
     return build_comparison(
         comparison,
@@ -204,7 +235,10 @@ def compare_runs(
     *,
     formats: list[str],
     paired_test: PairedTest,
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> list[Path]:
     """`audit compare A/results.json B/results.json --out DIR`: compare and write the report."""
-    report = read_comparison(baseline_results, candidate_results, paired_test=paired_test)
+    report = read_comparison(
+        baseline_results, candidate_results, paired_test=paired_test, pairs=pairs
+    )
     return write_comparison(report, out_dir, formats=formats)

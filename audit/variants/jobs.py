@@ -175,12 +175,6 @@ def plan_variants(
     return plan
 
 
-#: Share of the measured matmul peak a training step reaches on a CPU, counting 6 x
-#: parameters x tokens (benchmarks/results/training_cpu.json: 0.52 to 0.62 for minilm-mlm,
-#: 0.25 to 0.32 for SmolLM2-135M); the lower end, so estimates err long.
-TRAINING_EFFICIENCY = 0.3
-#: Tokens per sentence when no tokenizer is at hand: words x 1.3 plus 2 specials.
-TOKENS_PER_WORD = 1.3
 SPEED_FILE = "speed.json"
 
 
@@ -206,18 +200,3 @@ def measured_speed(cache_dir: Path, key: str) -> float | None:
         return None
     value = json.loads(path.read_text()).get(key)
     return float(value) if isinstance(value, int | float) else None
-
-
-def estimate_seconds(job: VariantJob, *, n_parameters: int, flops_per_second: float) -> float:
-    """A rough training time: 6 x parameters x tokens FLOPs per step at
-    TRAINING_EFFICIENCY of the machine's matmul peak (AT runs the frozen original and the
-    trained copy on a target and an attribute batch: counted as 2 x 8 x parameters x
-    tokens)."""
-    data = job.data
-    sentences = data.sentences or (data.target_sentences + data.attribute_sentences)
-    sample = sentences[:2000]
-    words = sum(len(s.split()) for s in sample) / max(1, len(sample))
-    tokens = min(job.training.max_length, words * TOKENS_PER_WORD + 2)
-    per_step = job.training.batch_size * tokens
-    flops = (16 if job.objective.kind == "at" else 6) * n_parameters * per_step
-    return job.total_steps() * flops / (flops_per_second * TRAINING_EFFICIENCY)

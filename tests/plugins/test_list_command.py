@@ -5,7 +5,7 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from audit.cli import app
-from audit.data.catalog import DATASETS
+from audit.data.catalog import DATASETS, TASK_DATASETS
 from audit.extrinsic.catalog import EXTRINSIC_TASKS
 from audit.listing import LIST_KINDS, describe_registry
 from audit.measures.catalog import MEASURES
@@ -18,6 +18,7 @@ REGISTRIES = {
     "measures": MEASURES,
     "variants": VARIANT_METHODS,
     "extrinsic": EXTRINSIC_TASKS,
+    "task-datasets": TASK_DATASETS,
 }
 
 
@@ -26,6 +27,16 @@ def test_list_without_a_kind_lists_every_kind_under_its_heading() -> None:
     assert result.exit_code == 0, result.output
     headings = [line for line in result.output.splitlines() if line and not line[0].isspace()]
     assert headings == [f"{kind}:" for kind in LIST_KINDS]
+    assert LIST_KINDS == (
+        "datasets",
+        "scorers",
+        "measures",
+        "variants",
+        "extrinsic",
+        "task-datasets",
+    )
+    tasks = result.output.split("task-datasets:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in tasks] == TASK_DATASETS.names() != []
     for kind in LIST_KINDS:
         for line in describe_registry(kind).splitlines():
             assert f"  {line}" in result.output.splitlines()

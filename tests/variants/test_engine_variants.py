@@ -170,7 +170,7 @@ def test_plan_before_training_lists_what_to_train(
         plan_audit(loaded, _settings(tmp_path / "o", tmp_path, shared_data), SilentDisplay())
     )
     assert "bert-cda: cda of tiny-bert on corpus.txt: to train: 4 steps x 4" in text
-    assert "6 of 6 to train, about" in text
+    assert "6 of 6 to train; their scoring units run once they are trained" in text
     # the units of variants not trained yet are planned with the others
     assert "  bert-cda: masked LM, a variant of tiny-bert trained by this run" in text
     assert "bert-cda x crows_pairs x cps -> bias_score" in text

@@ -1,0 +1,174 @@
+"""Measured throughput on this machine, timed once and cached: what `audit plan`'s time
+estimates are based on.
+
+A measurement is a short timed run of the actual model: a scorer on a sample of a
+unit's own items (the very code a run scores with), or a training step (forward and
+backward of the model's LM loss) at a job's batch shape. Each is stored under a key that
+names what it depends on: the machine (host, architecture, CPU count; the GPU's name on
+CUDA), the device and precision, the model's fingerprint and the work's shape (scorer,
+options and sample; batch size and length). The cache is one JSON file in the audit
+cache folder (`calibration/throughput.json`); a second plan reads it and times nothing.
+
+Timing goes through `clock` (tests replace it). Importing this module imports no
+numerical library; the timing functions import torch when they run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from audit.atomic_write import write_text_atomic
+
+if TYPE_CHECKING:
+    from audit.ids import PluginId
+    from audit.models.loaded import LoadedModel
+    from audit.scoring.runner import Job
+
+#: The cache file, under the audit cache folder.
+CALIBRATION_FILE = Path("calibration") / "throughput.json"
+#: Entries (a sentence, a pair, template slots) a scoring measurement times.
+SCORING_SAMPLE = 16
+#: Training steps a training measurement times (after one untimed warm-up step).
+TRAINING_STEPS = 2
+
+#: The timer of every measurement (seconds, monotonic); tests replace it.
+clock: Callable[[], float] = time.perf_counter
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """One measurement: seconds per unit of work (a sentence scored, a training step),
+    how many units were timed, when, and what was timed (for the plan's text)."""
+
+    seconds_per_unit: float
+    units: int
+    measured_on: str  # ISO date
+    basis: str
+
+    def seconds(self, units: float) -> float:
+        return self.seconds_per_unit * units
+
+
+def machine(device: str) -> str:
+    """What a measurement on `device` depends on besides the work: host, architecture
+    and CPU count; on CUDA, the GPU's name."""
+    name = f"{platform.node()}/{platform.machine()}/{os.cpu_count()} cpus"
+    if device.startswith("cuda"):
+        import torch
+
+        name += f"/{torch.cuda.get_device_name(torch.device(device))}"
+    return name
+
+
+class ThroughputCache:
+    """The measurements stored in one cache folder."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        self.path = cache_dir / CALIBRATION_FILE
+
+    def _all(self) -> dict[str, dict[str, object]]:
+        if not self.path.is_file():
+            return {}
+        try:
+            known = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}  # unreadable: measured again and rewritten
+        return known if isinstance(known, dict) else {}
+
+    def get(self, key: str) -> Throughput | None:
+        value = self._all().get(key)
+        if not isinstance(value, dict):
+            return None
+        try:
+            return Throughput(
+                seconds_per_unit=float(value["seconds_per_unit"]),  # type: ignore[arg-type]
+                units=int(value["units"]),  # type: ignore[call-overload]
+                measured_on=str(value["measured_on"]),
+                basis=str(value["basis"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def put(self, key: str, throughput: Throughput) -> None:
+        known = self._all()
+        known[key] = asdict(throughput)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(self.path, json.dumps(known, indent=1, sort_keys=True))
+
+
+def measured(seconds: float, units: int, basis: str) -> Throughput:
+    """A measurement taken now: `seconds` for `units` units of work."""
+    return Throughput(
+        seconds_per_unit=seconds / max(units, 1),
+        units=units,
+        measured_on=datetime.now(UTC).date().isoformat(),
+        basis=basis,
+    )
+
+
+def spread_sample(jobs: Sequence[Job], size: int = SCORING_SAMPLE) -> list[Job]:
+    """Up to `size` entries spread evenly over `jobs` (short and long items alike)."""
+    if len(jobs) <= size:
+        return list(jobs)
+    step = len(jobs) / size
+    return [jobs[int(i * step)] for i in range(size)]
+
+
+def time_scoring(scorer: PluginId, sample: list[Job], loaded: LoadedModel) -> float:
+    """Seconds to score `sample` with the run's own scoring code (nothing is cached),
+    after one untimed entry that warms the model up."""
+    from audit.scoring.runner import compute_entries
+
+    def score(jobs: list[Job]) -> None:
+        for _ in compute_entries(scorer, jobs, loaded, progress=lambda n: None, chunk=len(jobs)):
+            pass
+
+    score(sample[:1])
+    started = clock()
+    score(sample)
+    return clock() - started
+
+
+def time_training_step(
+    loaded: LoadedModel, texts: Sequence[str], *, batch_size: int, max_length: int
+) -> float:
+    """Seconds of one training step of `loaded` (forward and backward of its LM loss on
+    `batch_size` of `texts`, cut to `max_length` tokens), the mean of TRAINING_STEPS
+    after one untimed step; the model is left in eval mode with no gradients."""
+    import torch
+
+    tokenizer, model = loaded.tokenizer, loaded.model
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    batch = [texts[i % len(texts)] for i in range(batch_size)]
+    encoded = tokenizer(
+        batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt"
+    ).to(loaded.device)
+    labels = encoded["input_ids"].clone()
+    labels[encoded["attention_mask"] == 0] = -100
+
+    def step() -> None:
+        output = model(**encoded, labels=labels)
+        output.loss.backward()
+        model.zero_grad(set_to_none=True)
+        if loaded.device.type == "cuda":
+            torch.cuda.synchronize(loaded.device)
+
+    model.train()
+    try:
+        step()
+        started = clock()
+        for _ in range(TRAINING_STEPS):
+            step()
+        return (clock() - started) / TRAINING_STEPS
+    finally:
+        model.eval()
+        model.zero_grad(set_to_none=True)

@@ -1,0 +1,371 @@
+"""How long a planned run will take, per stage (scoring, training, fine-tuning), from
+throughput measured on this machine (`audit.calibration`), with what each estimate is
+based on. A measurement not in the cache is taken on first use: the model is loaded
+once (in the run's precision to score, in float32 to train) and a short sample timed.
+
+A scoring unit's time is its scorer's measured seconds per sentence on a sample of the
+unit's own items, times the sentences not yet in the score cache; a variant not trained
+yet is timed as its base (the same shape). A training's time is its steps times the
+seconds of a step: measured by earlier trainings of the same shape on this machine, else
+a timed forward and backward of the base at the job's batch shape (AT, which also runs
+the frozen original on a second batch, counted 16/6 of that). A fine-tuning's time is
+its steps times a timed step of the model at the task's batch shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from audit.calibration import (
+    Throughput,
+    ThroughputCache,
+    machine,
+    measured,
+    spread_sample,
+    time_scoring,
+    time_training_step,
+)
+from audit.pipeline.audit_plan import unit_line
+
+if TYPE_CHECKING:
+    from audit.display import Display
+    from audit.extrinsic.stage import PlannedTask
+    from audit.models.loaded import LoadedModel
+    from audit.models.prepared import PreparedModel
+    from audit.pipeline.audit_plan import AuditPlan
+    from audit.scoring.cache import ScoreCache
+    from audit.scoring.units import ScoreUnit
+    from audit.variants.jobs import VariantJob
+
+#: AT's step against a plain LM step: the frozen original and the trained copy on a
+#: target and an attribute batch, 2 x 8 x parameters x tokens FLOPs against 6 x.
+AT_STEP_FACTOR = 16 / 6
+
+
+@dataclass(frozen=True)
+class StageEstimate:
+    """One piece of work of a stage, its estimated seconds (None: not measured) and
+    what the estimate is based on."""
+
+    stage: str  # "scoring", "training" or "fine-tuning"
+    what: str
+    seconds: float | None
+    basis: str
+
+
+class Calibrator:
+    """The measurements of one plan: read from the cache, else (with `measure`) timed
+    now on the model, loaded once for all its measurements."""
+
+    def __init__(self, plan: AuditPlan, display: Display, *, measure: bool = True) -> None:
+        self.plan = plan
+        self.display = display
+        self.measure = measure
+        self.cache = ThroughputCache(plan.settings.cache_dir)
+        self._loaded: tuple[str, bool, LoadedModel] | None = None
+
+    def key(self, kind: str, model: PreparedModel, *parts: object) -> str:
+        """What a measurement depends on: machine, device, precision, weights, shape."""
+        precision = model.precision if kind == "score" else f"{model.device}/float32"
+        fields = [kind, machine(model.device), precision, model.fingerprint]
+        return "|".join([*fields, *(str(p) for p in parts)])
+
+    def throughput(
+        self,
+        key: str,
+        model_id: str,
+        *,
+        float32: bool,
+        timing: Callable[[LoadedModel], tuple[float, int]],
+        basis: str,
+    ) -> Throughput | None:
+        """The measurement under `key`: cached, else timed with `timing` (seconds, units)
+        on `model_id` and stored; None when not cached and measuring is off."""
+        known = self.cache.get(key)
+        if known is not None or not self.measure:
+            return known
+        loaded = self._load(model_id, float32=float32)
+        self.display.step("calibrate", f"measuring throughput: {basis}")
+        seconds, units = timing(loaded)
+        result = measured(seconds, units, basis)
+        self.display.end_step("calibrate", f"measured throughput: {basis}")
+        self.cache.put(key, result)
+        return result
+
+    def _load(self, model_id: str, *, float32: bool) -> LoadedModel:
+        from audit.models.prepared import load_prepared_model
+
+        if self._loaded is not None and self._loaded[:2] == (model_id, float32):
+            return self._loaded[2]
+        self._loaded = None  # one model at a time
+        model = self.plan.models[model_id]
+        loaded = load_prepared_model(model, self.plan.settings, self.display, float32=float32)
+        self._loaded = (model_id, float32, loaded)
+        return loaded
+
+    def close(self) -> None:
+        self._loaded = None
+
+
+def _timed_as(plan: AuditPlan, model_id: str) -> str:
+    """The model a unit or job is timed on: itself, or a variant's base until trained."""
+    return model_id if model_id in plan.models else plan.variant_bases()[model_id]
+
+
+def _sample_hash(texts: Sequence[Sequence[str]]) -> str:
+    digest = hashlib.sha256("\x1f".join("\x1e".join(t) for t in texts).encode())
+    return digest.hexdigest()[:16]
+
+
+def _per(throughput: Throughput, unit: str) -> str:
+    rate = throughput.seconds_per_unit
+    shown = f"{rate:.3g} s" if rate >= 0.001 else f"{rate * 1000:.3g} ms"
+    return f"{shown} a {unit}: {throughput.basis}, {throughput.measured_on}"
+
+
+NOT_MEASURED = "not measured yet on this machine (`audit plan` without --no-calibrate times it)"
+
+
+def scoring_estimates(
+    plan: AuditPlan, cache: ScoreCache, calibrator: Calibrator
+) -> list[StageEstimate]:
+    """Each unit with sentences to score: its time from the scorer's measured rate."""
+    from audit.ids import canonical_options
+    from audit.scoring.catalog import SCORERS
+    from audit.scoring.runner import planned_work, unit_input, unit_jobs
+
+    estimates: list[StageEstimate] = []
+    for unit in plan.units:
+        dataset = plan.datasets[unit.dataset]
+        shape = unit_input(unit.scorer)
+        jobs = unit_jobs(unit.scorer, dataset)
+        timed_on = _timed_as(plan, unit.model)
+        model = plan.models[timed_on]
+        if unit.model in plan.models:
+            sentences, cached = planned_work(
+                unit,
+                dataset=dataset,
+                cache=cache,
+                fingerprint=model.fingerprint,
+                precision=model.precision,
+            )
+        else:
+            sentences, cached = sum(shape.work(j.texts) for j in jobs), 0
+        to_score = sentences - cached
+        if not to_score:
+            continue
+        sample = spread_sample(jobs)
+        info = SCORERS.entry(unit.scorer.name).info
+        key = calibrator.key(
+            "score",
+            model,
+            f"{info.name} v{info.version}",
+            canonical_options(unit.scorer.options),
+            unit.dataset,
+            _sample_hash([j.texts for j in sample]),
+        )
+        n_sample = sum(shape.work(j.texts) for j in sample)
+        basis = (
+            f"{unit.scorer.label} timed on {n_sample} sentences of {unit.dataset} with "
+            f"{timed_on} on {model.device}"
+        )
+        throughput = calibrator.throughput(
+            key,
+            timed_on,
+            float32=False,
+            timing=_scoring_timing(unit, sample, n_sample),
+            basis=basis,
+        )
+        what = f"{unit_line(unit.model, unit.dataset, unit.scorer)}: {to_score:,} sentences"
+        if timed_on != unit.model:
+            what += f" (timed as its base {timed_on})"
+        estimates.append(_estimate("scoring", what, throughput, to_score, "sentence"))
+    return estimates
+
+
+def _scoring_timing(
+    unit: ScoreUnit, sample: list[Any], n_sample: int
+) -> Callable[[LoadedModel], tuple[float, int]]:
+    return lambda loaded: (time_scoring(unit.scorer, sample, loaded), n_sample)
+
+
+def _estimate(
+    stage: str, what: str, throughput: Throughput | None, units: int, unit: str
+) -> StageEstimate:
+    if throughput is None:
+        return StageEstimate(stage, what, None, NOT_MEASURED)
+    return StageEstimate(stage, what, throughput.seconds(units), _per(throughput, unit))
+
+
+def _training_timing(
+    texts: Sequence[str], batch_size: int, max_length: int
+) -> Callable[[LoadedModel], tuple[float, int]]:
+    return lambda loaded: (
+        time_training_step(loaded, texts, batch_size=batch_size, max_length=max_length),
+        1,
+    )
+
+
+def training_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEstimate]:
+    """Each variant to train: its steps times a step's measured seconds."""
+    if plan.variants is None:
+        return []
+    from audit.variants.jobs import measured_speed, speed_key
+
+    estimates: list[StageEstimate] = []
+    for job in plan.variants.jobs:
+        if job.cached:
+            continue
+        base = plan.models[job.base]
+        steps = job.total_steps()
+        what = f"{job.model_id} ({job.method.label} of {job.base}): {steps:,} steps"
+        earlier = measured_speed(
+            plan.settings.cache_dir, speed_key(job, base.fingerprint, base.device)
+        )
+        if earlier is not None:
+            basis = f"{earlier:.3g} s a step, measured by earlier trainings of this shape here"
+            estimates.append(StageEstimate("training", what, earlier * steps, basis))
+            continue
+        throughput = _step_throughput(plan, calibrator, job)
+        factor = AT_STEP_FACTOR if job.objective.kind == "at" else 1.0
+        estimate = _estimate("training", what, throughput, steps, "step")
+        if throughput is not None and factor != 1.0:
+            estimate = dataclasses.replace(
+                estimate,
+                seconds=throughput.seconds(steps) * factor,
+                basis=estimate.basis + f"; x {factor:.2g} for AT's frozen original and 2 batches",
+            )
+        estimates.append(estimate)
+    return estimates
+
+
+def _step_throughput(plan: AuditPlan, calibrator: Calibrator, job: VariantJob) -> Throughput | None:
+    base = plan.models[job.base]
+    data, training = job.data, job.training
+    texts = data.sentences or (data.target_sentences + data.attribute_sentences)
+    lora = "lora" if training.lora is not None else "full"
+    key = calibrator.key("train", base, training.batch_size, training.max_length, lora)
+    basis = (
+        f"a timed forward and backward of {job.base} on {training.batch_size} x up to "
+        f"{training.max_length} tokens on {base.device}"
+    )
+    return calibrator.throughput(
+        key,
+        job.base,
+        float32=True,
+        timing=_training_timing(texts[:256], training.batch_size, training.max_length),
+        basis=basis,
+    )
+
+
+def _row_text(row: object) -> str:
+    """A task row's text: its string fields joined (a sentence pair as one input)."""
+    if isinstance(row, str):
+        return row
+    if dataclasses.is_dataclass(row):
+        values: list[object] = [getattr(row, f.name) for f in dataclasses.fields(row)]
+    elif isinstance(row, dict):
+        values = list(row.values())
+    elif isinstance(row, tuple | list):
+        values = list(row)
+    else:
+        values = []
+    return " ".join(v for v in values if isinstance(v, str) and " " in v)
+
+
+def finetune_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEstimate]:
+    """Each extrinsic fine-tuning not in the cache: its steps times a timed step."""
+    from audit.extrinsic.finetune.store import FineTuneStore
+
+    estimates: list[StageEstimate] = []
+    for task in plan.extrinsic:
+        texts = [t for row in task.data.train[:256] if (t := _row_text(row))]
+        steps = task.total_steps()
+        for model_id in task.models:
+            model = plan.models.get(model_id)
+            if model is not None:
+                key = task.cache_key(model.fingerprint, model.model_type, plan.loaded.spec.seed)
+                if FineTuneStore.of(plan.settings.cache_dir, key).is_done():
+                    continue
+            what = f"{task.name} on {model_id}: {steps:,} steps"
+            timed_on = _timed_as(plan, model_id)
+            if timed_on != model_id:
+                what += f" (timed as its base {timed_on})"
+            throughput = _finetune_throughput(plan, calibrator, task, timed_on, texts)
+            estimates.append(_estimate("fine-tuning", what, throughput, steps, "step"))
+    return estimates
+
+
+def _finetune_throughput(
+    plan: AuditPlan, calibrator: Calibrator, task: PlannedTask, model_id: str, texts: list[str]
+) -> Throughput | None:
+    model = plan.models[model_id]
+    settings = task.spec.finetune
+    if not texts:
+        return None
+    key = calibrator.key("finetune", model, task.name, settings.batch_size, settings.max_length)
+    basis = (
+        f"a timed forward and backward of {model_id} on {settings.batch_size} x up to "
+        f"{settings.max_length} tokens of {task.name}'s training rows on {model.device}"
+    )
+    return calibrator.throughput(
+        key,
+        model_id,
+        float32=True,
+        timing=_training_timing(texts, settings.batch_size, settings.max_length),
+        basis=basis,
+    )
+
+
+def estimate_times(
+    plan: AuditPlan, cache: ScoreCache, calibrator: Calibrator
+) -> list[StageEstimate]:
+    """Every piece of work the run has left, per stage, with its estimated time."""
+    try:
+        return [
+            *training_estimates(plan, calibrator),
+            *finetune_estimates(plan, calibrator),
+            *scoring_estimates(plan, cache, calibrator),
+        ]
+    finally:
+        calibrator.close()
+
+
+def describe_times(estimates: list[StageEstimate], cache_file: str) -> list[str]:
+    """The plan's "Time estimate" section: per stage its total, then each piece with its
+    time and what it is based on; the whole run's total last."""
+    from audit.display import format_duration
+
+    if not estimates:
+        return ["Time estimate: nothing to score, train or fine-tune (all in the caches)"]
+    lines = [f"Time estimate (throughput measured on this machine, cached in {cache_file}):"]
+    for stage in ("training", "fine-tuning", "scoring"):
+        mine = [e for e in estimates if e.stage == stage]
+        if not mine:
+            continue
+        lines.append(f"  {stage}: {_total(mine, format_duration)}")
+        for e in mine:
+            time = "not estimated" if e.seconds is None else _about(e.seconds, format_duration)
+            lines.append(f"    {e.what}, {time} ({e.basis})")
+    lines.append(
+        f"  in all: {_total(estimates, format_duration)} (rough: a short sample timed, "
+        "not counting model loading, measures and the report)"
+    )
+    return lines
+
+
+def _total(estimates: list[StageEstimate], fmt: Callable[[float], str]) -> str:
+    seconds = sum(e.seconds for e in estimates if e.seconds is not None)
+    missing = sum(e.seconds is None for e in estimates)
+    if missing == len(estimates):
+        return "not estimated (not measured yet)"
+    text = _about(seconds, fmt)
+    return text + f", more for {missing} not measured" if missing else text
+
+
+def _about(seconds: float, fmt: Callable[[float], str]) -> str:
+    return "under 1 s" if seconds < 0.5 else f"about {fmt(seconds)}"
