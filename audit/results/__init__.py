@@ -8,7 +8,7 @@ extrinsic tasks wrote. This package is the bottom of the tool: it imports pydant
 package, no torch. Read files with `audit.results_io.read_results`, which checks
 `results_version`, migrates old files and reads newer minor versions.
 
-Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "2.2"
+Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "2.3"
 now; a bare integer from before this scheme is MAJOR.0 (2 = 2.0, 1 = 1.0).
 
 - An added field or section raises MINOR. Reading a file of a newer MINOR leaves out what
@@ -48,10 +48,16 @@ from audit.results.precision import PrecisionCheck
 from audit.results.record import Record
 from audit.results.result import AuditResult
 from audit.results.run import DatasetRecord, Environment, ModelRecord, SkippedUnit, UnitRecord
-from audit.results.settings import AuditInfo, BootstrapSettings, RobustnessSettings
+from audit.results.settings import (
+    AuditInfo,
+    BootstrapSettings,
+    CorrelationSettings,
+    RobustnessSettings,
+)
 from audit.results.studies import (
     ComparisonRecord,
     CorrelationRecord,
+    ExcludedModel,
     MeasureSeries,
     ModelDrawSummary,
     RobustnessRecord,
@@ -79,12 +85,14 @@ __all__ = [
     "ControlCheck",
     "CorpusRecord",
     "CorrelationRecord",
+    "CorrelationSettings",
     "CorrelationWithRatio",
     "CurvePoint",
     "DatasetRecord",
     "DevCheck",
     "DevEvaluation",
     "Environment",
+    "ExcludedModel",
     "ExtrinsicRecord",
     "FineTuneSummary",
     "Gate",
