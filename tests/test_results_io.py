@@ -132,7 +132,7 @@ def test_v2_round_trip(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 2\.2"),
+        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 2\.3"),
         ('{"results_version": "3.0"}', r"results_version 3\.0 .*newer bias-audit \(a new major"),
         ('{"tool_version": 3}', r"not a results\.json \(results_version None is not a version"),
         ('{"results_version": "2.x"}', r"'2\.x' is not a version; expected 'MAJOR\.MINOR'"),
@@ -212,6 +212,37 @@ EXAMPLES = sorted(
 #: What the current models add when they write a version 2.0 file back: the version and
 #: each card's own version (results_version 2.1) and each unit's `set_aside` (2.2).
 WRITTEN_SINCE_2_0 = {"results_version", "version", "set_aside"}
+#: What 2.3 adds to each correlation record and to each of its two series, and to `audit`.
+CORRELATION_FIELDS_2_3 = {
+    "correction",
+    "test_family",
+    "family_size",
+    "pearson_p_corrected",
+    "spearman_p_corrected",
+    "kendall_p_corrected",
+    "kendall_p_floor",
+    "alpha",
+    "model_types",
+    "excluded",
+    "failed_kept",
+}
+SERIES_FIELDS_2_3 = {"scorer", "scale", "ideal_value"}
+
+
+def _without_2_3(written: dict[str, Any]) -> dict[str, Any]:
+    """A file written back without what 2.3 added, each field checked to read as before 2.3:
+    raw series, no correction, no exclusion."""
+    out = copy.deepcopy(written)
+    assert out["audit"].pop("correlations") is None
+    for c in out["correlations"]:
+        assert c["correction"] is None and c["excluded"] == [] and c["failed_kept"] == []
+        for key in CORRELATION_FIELDS_2_3:
+            c.pop(key)
+        for axis in ("x", "y"):
+            assert c[axis]["scale"] == "raw" and c[axis]["scorer"] is None
+            for key in SERIES_FIELDS_2_3:
+                c[axis].pop(key)
+    return out
 
 
 def _without(data: Any, keys: set[str]) -> Any:
@@ -231,7 +262,7 @@ def test_committed_examples_read_whole_and_render(path: Path) -> None:
     assert result.read_notes is None and result.results_version == str(RESULTS_VERSION)
     data = json.loads(path.read_text())
     assert data["results_version"] == 2
-    written = json.loads(result.model_dump_json())
+    written = _without_2_3(json.loads(result.model_dump_json()))
     # sections added under version 2 after the file was written come back empty
     added = set(written) - set(data)
     assert all(written[k] == [] for k in added), added
@@ -279,7 +310,7 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     newer = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
     result = read_results(path)
     notes = result.read_notes
-    assert notes is not None and (notes.version, notes.reader_version) == (newer, "2.2")
+    assert notes is not None and (notes.version, notes.reader_version) == (newer, "2.3")
     assert [p.describe() for p in notes.parts] == [
         f"field `measurements[].calibration` (in {len(result.measurements)} records)",
         "field `extrinsic[].detail.macro_f1`",
@@ -287,10 +318,10 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     ]
     warnings = notes.warnings()
     assert warnings[-1] == (
-        f"{path}: results_version {newer} is newer than this bias-audit reads (2.2); not "
+        f"{path}: results_version {newer} is newer than this bias-audit reads (2.3); not "
         "read: section `fairness_checks`"
     )
-    assert result.results_version == "2.2"
+    assert result.results_version == "2.3"
     # everything this version knows is there, as in the example itself
     example = read_results(next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic"))
     assert result.measurements == example.measurements and result.extrinsic == example.extrinsic
@@ -325,7 +356,7 @@ def test_a_newer_major_version_is_refused(tmp_path: Path) -> None:
     assert caught.value.exit_code == 2
     assert str(caught.value) == (
         f"{path}: results_version 3.0 was written by a newer bias-audit (a new major version, "
-        "3); this version reads results_version 1 to 2.2 (and newer 2.x). Upgrade "
+        "3); this version reads results_version 1 to 2.3 (and newer 2.x). Upgrade "
         "bias-audit to read it."
     )
 
