@@ -49,7 +49,13 @@ def correction_sentence(records: Sequence[CorrelationRecord]) -> str:
         return (
             "The p-values are not corrected for multiple comparisons (results written before 2.3)."
         )
-    families = {(r.test_family, r.family_size or 0, correction_name(r)): None for r in corrected}
+    families = {
+        (r.test_family, r.family_size or 0, correction_name(r)): None
+        for r in corrected
+        if r.family_size
+    }
+    if not families:
+        return "No test was computed: too few models with both values."
     parts = [
         f"{method} over the {plural(size, (family + ' test').strip())}"
         for family, size, method in families
