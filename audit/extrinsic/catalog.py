@@ -78,7 +78,7 @@ EXTRINSIC_TASKS.register(
             "lists, the Winogender occupations with the share of women (U.S. BLS)",
             direction="Higher = the predicted similarity depends more on the person's gender.",
             ideal="0: the same similarity for the man and the woman sentence.",
-            citation="Webster et al. 2020; Kaneko et al. 2022 (ACL), section 4",
+            citation="Webster et al. 2020; Kaneko, Bollegala & Okazaki 2022 (COLING 2022), section 4",
             limitations=(
                 "The value depends on the fine-tuning (steps, seed) as much as on the "
                 "pretrained model: compare models fine-tuned with the same settings only.",
@@ -113,7 +113,7 @@ EXTRINSIC_TASKS.register(
             direction="Higher = the classifier recalls one gender's members of an "
             "occupation more than the other's.",
             ideal="0: the same TPR for women and men in every occupation.",
-            citation="De-Arteaga et al. 2019; Kaneko et al. 2022 (ACL), section 4",
+            citation="De-Arteaga et al. 2019; Kaneko, Bollegala & Okazaki 2022 (COLING 2022), section 4",
             limitations=(
                 "The data is not shipped: it has to be rebuilt from Common Crawl with the "
                 "biosbias scripts or taken from a public export.",
@@ -145,7 +145,7 @@ EXTRINSIC_TASKS.register(
             "<data dir>/nli_bias/ (not shipped)",
             direction="Lower = more pairs are judged to entail or contradict by gender.",
             ideal="1: every gender-occupation pair is neutral.",
-            citation="Dev et al. 2020; Kaneko et al. 2022 (ACL), section 4",
+            citation="Dev et al. 2020; Kaneko, Bollegala & Okazaki 2022 (COLING 2022), section 4",
             limitations=(
                 "Neither the NLI data nor the word lists are shipped (the word lists have no "
                 "licence).",
