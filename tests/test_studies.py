@@ -20,9 +20,9 @@ from audit.ids import PluginId
 from audit.measures.catalog import MEASURES, register_measure
 from audit.plan import MeasureTask, Plan
 from audit.results import DevCheck, ExtrinsicRecord, Measurement
-from audit.stats.multiple_testing import adjust_pvalues
 from audit.scoring.units import ScoreUnit
 from audit.spec.models import RobustnessSpec
+from audit.stats.multiple_testing import adjust_pvalues
 from audit.studies import Studies, StudySettings, UnitKey, correlations, paired_test, run_studies
 from tests import toy_measure
 from tests.extrinsic.test_head_kinds import summary
@@ -447,7 +447,8 @@ def test_a_signed_measure_enters_as_its_absolute_distance_to_0() -> None:
     assert record.x.ideal_value == 0.0 and record.y.ideal_value == 50.0
     expected = stats.kendalltau([3, 3, 1, 2], [30, 30, 10, 10])
     assert record.kendall_tau == pytest.approx(expected.statistic)
-    # by hand: 4 concordant pairs, none discordant, one pair tied in x, two in y: tau-b = 4 / sqrt(5 * 4)
+    # by hand: 4 concordant pairs, none discordant, one pair tied in x, two in y:
+    # tau-b = 4 / sqrt((6 - 1) * (6 - 2))
     assert record.kendall_tau == pytest.approx(4 / np.sqrt(20))  # raw values: tau -0.67
 
 
@@ -523,9 +524,7 @@ def test_models_that_failed_the_dev_check_are_left_out_and_named() -> None:
         ("m2", "sts_bias on sts_b"),
         ("m4", "sts_bias on sts_b"),
     ]
-    assert record.excluded[0].reason == (
-        "dev pearson -0.02 < floor 0.50: the task was not learned"
-    )
+    assert record.excluded[0].reason == ("dev pearson -0.02 < floor 0.50: the task was not learned")
     assert record.failed_kept == [] and record.test_family == "intrinsic x extrinsic"
     # the spec's option keeps them, and the record says which were kept
     keep = replace(_settings(order=models), keep_failed_dev_check=True)

@@ -78,7 +78,8 @@ EXTRINSIC_TASKS.register(
             "lists, the Winogender occupations with the share of women (U.S. BLS)",
             direction="Higher = the predicted similarity depends more on the person's gender.",
             ideal="0: the same similarity for the man and the woman sentence.",
-            citation="Webster et al. 2020; Kaneko, Bollegala & Okazaki 2022 (COLING 2022), section 4",
+            citation="Webster et al. 2020; Kaneko, Bollegala & Okazaki 2022 (COLING 2022), "
+            "section 4",
             limitations=(
                 "The value depends on the fine-tuning (steps, seed) as much as on the "
                 "pretrained model: compare models fine-tuned with the same settings only.",
@@ -113,7 +114,8 @@ EXTRINSIC_TASKS.register(
             direction="Higher = the classifier recalls one gender's members of an "
             "occupation more than the other's.",
             ideal="0: the same TPR for women and men in every occupation.",
-            citation="De-Arteaga et al. 2019; Kaneko, Bollegala & Okazaki 2022 (COLING 2022), section 4",
+            citation="De-Arteaga et al. 2019; Kaneko, Bollegala & Okazaki 2022 (COLING 2022), "
+            "section 4",
             limitations=(
                 "The data is not shipped: it has to be rebuilt from Common Crawl with the "
                 "biosbias scripts or taken from a public export.",

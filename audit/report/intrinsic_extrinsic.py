@@ -106,6 +106,8 @@ def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]
     )
     n = max(c.n for c in found)
     tested = [c for c in found if c.kendall_tau is not None]
+    if any(c.correction is None for c in found):
+        return _before_2_3(found, n)
     conclusive = [c for c in tested if c.conclusive]
     if not conclusive:
         return (
@@ -117,7 +119,9 @@ def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]
     taus = [c.kendall_tau for c in tested if c.kendall_tau is not None]
     strongest = max(conclusive, key=lambda c: abs(c.kendall_tau or 0.0))
     significant = [
-        c for c in tested if c.kendall_p_corrected is not None and c.kendall_p_corrected <= alpha
+        c
+        for c in conclusive
+        if c.kendall_p_corrected is not None and c.kendall_p_corrected <= alpha
     ]
     method = words.correction_name(strongest) or "no correction"
     mixed = [c for c in found if c.mixes_families]
@@ -139,4 +143,17 @@ def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]
         "intrinsic measure can rank these models differently from their downstream bias."
         + mixed_text
         + left_out
+    )
+
+
+def _before_2_3(found: list[CorrelationRecord], n: int) -> str:
+    """A file written before results_version 2.3: its numbers are shown, not concluded from."""
+    taus = [c.kendall_tau for c in found if c.kendall_tau is not None]
+    spread = f": Kendall τ from {min(taus):.2f} to {max(taus):.2f}" if taus else ""
+    return (
+        f"{plural(len(found), 'intrinsic-extrinsic pair')} over up to {plural(n, 'model')}"
+        f"{spread}. These correlations were computed before results_version 2.3 (raw values, "
+        "models that failed the dev check included, p-values not corrected for multiple "
+        "comparisons), so no conclusion is drawn from them here; rerun the audit to test "
+        "them as this version does."
     )

@@ -73,9 +73,12 @@ def test_page_one_says_four_models_cannot_conclude_anything(recomputed: Report) 
     assert "the study has too few models to conclude anything" in text
     assert "smallest corrected Kendall p-value attainable is" in text
     assert "strongest" not in text
-    assert "Left out because their fine-tuning did not learn the task: " + ", ".join(
-        FAILED[:-1]
-    ) + f" and {FAILED[-1]}." in text
+    assert (
+        "Left out because their fine-tuning did not learn the task: "
+        + ", ".join(FAILED[:-1])
+        + f" and {FAILED[-1]}."
+        in text
+    )
 
 
 def test_intrinsic_extrinsic_table_states_direction_correction_and_exclusions(
@@ -118,13 +121,16 @@ def test_dev_block_says_the_failed_models_are_left_out(recomputed: Report) -> No
 def test_an_old_file_says_its_correlations_are_raw_and_uncorrected() -> None:
     report = build_report(_example(), None)
     table = _table(report, "intrinsic-extrinsic")
-    assert "not corrected for multiple comparisons (results written before 2.3)" in (
-        table.caption
-    )
+    assert "not corrected for multiple comparisons (results written before 2.3)" in (table.caption)
     assert table.rows[0][0].sub.startswith("raw values, not distances to the ideal")
+    text = _page_one(report)
+    assert "Kendall τ from -0.43 to 0.64" in text and "strongest" not in text
+    assert "computed before results_version 2.3" in text and "no conclusion is drawn" in text
 
 
-def _series(measure: PluginId, scorer: PluginId | None, dataset: str, ideal: float) -> MeasureSeries:
+def _series(
+    measure: PluginId, scorer: PluginId | None, dataset: str, ideal: float
+) -> MeasureSeries:
     return MeasureSeries(
         measure=measure,
         dataset=dataset,

@@ -44,7 +44,9 @@ def test_five_models_conclude_alone_but_not_among_eight_holm_tests() -> None:
     base = {m: float(i) for i, m in enumerate(models)}
     (alone,) = correlate_measures({_series("a"): base, _series("b"): base}, seed=0)
     assert alone.conclusive and alone.kendall_p_floor == pytest.approx(1 / 60)
-    series = {_series(f"s{j}"): {m: float(i * (j + 1)) for i, m in enumerate(models)} for j in [0, 1]}
+    series = {
+        _series(f"s{j}"): {m: float(i * (j + 1)) for i, m in enumerate(models)} for j in [0, 1]
+    }
     series |= {_series(f"t{j}"): {m: float(-i) for i, m in enumerate(models)} for j in range(4)}
     family = {_series("s0"), _series("s1")}
 
@@ -53,7 +55,10 @@ def test_five_models_conclude_alone_but_not_among_eight_holm_tests() -> None:
 
     for correction, floor, conclusive in (("holm", 8 / 60, False), ("bh", 1 / 60, True)):
         records = correlate_measures(
-            series, seed=0, correction=correction, family_of=family_of  # type: ignore[arg-type]
+            series,
+            seed=0,
+            correction=correction,
+            family_of=family_of,  # type: ignore[arg-type]
         )
         cross = [r for r in records if r.test_family == "cross"]
         assert len(cross) == 8 and {r.family_size for r in cross} == {8}
