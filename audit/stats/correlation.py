@@ -1,5 +1,6 @@
 """Correlation between measures across models and variants: Pearson, Spearman, Kendall
-(with p-values) and Kraskov k-NN mutual information, the p-values of each family of tests
+(with p-values; Spearman's exact by permutation up to 8 models) and Kraskov k-NN mutual
+information, the p-values of each family of tests
 corrected for their number (Holm by default, Benjamini-Hochberg as an option).
 
 A correlation is conclusive only when its Kendall test could reach significance at alpha
@@ -10,6 +11,7 @@ no correlation can be concluded (`audit.stats.multiple_testing`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import warnings
@@ -31,6 +33,9 @@ from audit.stats.mutual_information import kraskov_mi
 
 #: Fewer models with both values than this: no test is computed at all.
 MIN_TESTED = 3
+#: Up to this many models the Spearman p-value is exact (every permutation, 8! = 40,320);
+#: scipy's t approximation gives p = 0 for a perfect ranking of 4 models (exact: 1/12).
+EXACT_SPEARMAN_UP_TO = 8
 
 
 def _finite(v: float | None) -> bool:
@@ -39,6 +44,25 @@ def _finite(v: float | None) -> bool:
 
 def _number(x: float) -> float | None:
     return float(x) if x is not None and math.isfinite(x) else None
+
+
+def exact_spearman_p(xs: np.ndarray, ys: np.ndarray) -> float:
+    """Two-sided exact permutation p-value of Spearman's rho: the share of the n! pairings
+    of the y ranks with the x ranks whose |rho| is at least the observed one (ties keep
+    their average ranks)."""
+    cx = stats.rankdata(xs)
+    cy = stats.rankdata(ys)
+    cx, cy = cx - cx.mean(), cy - cy.mean()
+    scale = math.sqrt(float(cx @ cx) * float(cy @ cy))
+    rhos = np.abs(cy[_pairings(len(cx))] @ cx) / scale
+    observed = abs(float(cx @ cy)) / scale
+    return float(np.mean(rhos >= observed - 1e-12))
+
+
+@functools.cache
+def _pairings(n: int) -> np.ndarray:
+    """Every permutation of range(n), one per row."""
+    return np.array(list(itertools.permutations(range(n))), dtype=np.intp)
 
 
 def correlate_pair(
@@ -70,13 +94,14 @@ def correlate_pair(
         pearson = stats.pearsonr(xs, ys)
         spearman = stats.spearmanr(xs, ys)
         kendall = stats.kendalltau(xs, ys)
+    spearman_p = exact_spearman_p(xs, ys) if n <= EXACT_SPEARMAN_UP_TO else _number(spearman.pvalue)
     neighbours = min(k, n - 1)
     return CorrelationRecord(
         **base,
         pearson_r=_number(pearson.statistic),
         pearson_p=_number(pearson.pvalue),
         spearman_rho=_number(spearman.statistic),
-        spearman_p=_number(spearman.pvalue),
+        spearman_p=spearman_p,
         kendall_tau=_number(kendall.statistic),
         kendall_p=_number(kendall.pvalue),
         mutual_information=kraskov_mi(xs, ys, k=neighbours, seed=seed),

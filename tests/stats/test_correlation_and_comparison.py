@@ -5,6 +5,7 @@ significance, Kraskov MI) and model comparison."""
 from __future__ import annotations
 
 import math
+from itertools import permutations
 
 import numpy as np
 import pytest
@@ -199,3 +200,34 @@ def test_comparison_refuses_measures_without_an_ideal() -> None:
             n_bootstrap=10,
             seed=0,
         )
+
+
+def test_spearman_p_is_exact_up_to_eight_models() -> None:
+    """scipy's t approximation gives p = 0 for a perfect ranking of 4 models; the exact
+    permutation p-value is 2/4! = 1/12, as Kendall's."""
+    from scipy import stats
+
+    from audit.stats.correlation import exact_spearman_p
+
+    values = {
+        _series("a"): {f"m{i}": float(i) for i in range(4)},
+        _series("b"): {f"m{i}": float(-(i**2)) for i in range(4)},
+    }
+    (record,) = correlate_measures(values, seed=0)
+    assert record.spearman_rho == pytest.approx(-1.0)
+    assert record.spearman_p == pytest.approx(1 / 12)
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=6), rng.normal(size=6)
+    # by brute force: scipy's rho of every one of the 720 pairings
+    observed = abs(stats.spearmanr(x, y).statistic)
+    rhos = [abs(stats.spearmanr(x, y[list(order)]).statistic) for order in permutations(range(6))]
+    reference = sum(r >= observed - 1e-12 for r in rhos) / len(rhos)
+    assert exact_spearman_p(x, y) == pytest.approx(reference)
+    # from 9 models on, scipy's p-value
+    nine = {
+        _series("a"): {f"m{i}": float(v) for i, v in enumerate(rng.normal(size=9))},
+        _series("b"): {f"m{i}": float(v) for i, v in enumerate(rng.normal(size=9))},
+    }
+    (big,) = correlate_measures(nine, seed=0)
+    xs, ys = (list(nine[s].values()) for s in nine)
+    assert big.spearman_p == pytest.approx(stats.spearmanr(xs, ys).pvalue)
