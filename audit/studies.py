@@ -4,12 +4,17 @@ correlation between measures across models, and paired comparison of models.
 Which studies apply:
 - robustness: when the spec has `robustness:`, for every (dataset, scorer, measure) whose
   measure is `resamplable`, over the models scored that way;
-- correlations: when at least two models were measured and two (measure, dataset)
-  series exist; a model's value for a series comes from the first of its scorers that
-  measured it, so masked and causal models can be compared; below 5 models the records
-  say that no correlation can be concluded. The series are the intrinsic measurements'
-  (in their order), then the extrinsic tasks' (one per task measure and dataset, from
-  the `ExtrinsicRecord`s), so an intrinsic measure is correlated with an extrinsic one;
+- correlations: when at least two models were measured and two series exist: one per
+  intrinsic (measure, dataset, scorer), over the models that scorer measured (in the
+  measurements' order), then one per extrinsic (task measure, dataset), from the
+  `ExtrinsicRecord`s; every two series with two models in common are correlated. Every
+  value enters as its distance to the measure's ideal value (|value - ideal|; a measure
+  without an ideal value is left out). An extrinsic value whose fine-tuning failed the
+  task's dev check is left out and named in the records (`excluded`), unless the spec
+  keeps it (`correlations.failed_dev_check: keep`). The p-values of each family of tests
+  (intrinsic x extrinsic, intrinsic, extrinsic) are corrected together (Holm, or
+  Benjamini-Hochberg), and a record is conclusive only where its corrected Kendall test
+  can reach significance with its number of models (`audit.stats.correlation`);
 - comparisons: every two models scored with the same scorer on the same dataset, for
   every resamplable measure with an ideal value, group `all`; the later model in the spec
   is the candidate (A), the earlier one the baseline (B). A variant is compared with its
@@ -31,6 +36,7 @@ from audit.ids import PluginId
 from audit.results import (
     ComparisonRecord,
     CorrelationRecord,
+    ExcludedModel,
     Measurement,
     MeasureSeries,
     RobustnessRecord,
@@ -42,8 +48,9 @@ if TYPE_CHECKING:
     from audit.comparison.paired import PairedSettings
     from audit.display import Display
     from audit.plan import MeasureTask, Plan
-    from audit.results import ExtrinsicRecord
+    from audit.results import DevCheck, ExtrinsicRecord
     from audit.spec.models import RobustnessSpec
+    from audit.stats.multiple_testing import Correction
 
 UnitKey = tuple[str, str, PluginId]  # (model, dataset, scorer)
 
@@ -58,6 +65,12 @@ class StudySettings:
     bootstrap: int
     robustness: RobustnessSpec | None = None
     variant_bases: Mapping[str, str] = field(default_factory=dict)
+    #: Correlations: the multiple-comparison correction of each family of tests.
+    correction: Correction = "holm"
+    #: Correlations: keep extrinsic values whose fine-tuning failed the dev check.
+    keep_failed_dev_check: bool = False
+    #: Each model's type (masked, causal): a correlation names the families it mixes.
+    model_types: Mapping[str, str] = field(default_factory=dict)
 
     def compared(self, a: str, b: str) -> bool:
         """Whether model a (later) is compared with b (earlier): two spec models always;
@@ -164,28 +177,90 @@ def correlations(
     measurements: list[Measurement],
     extrinsic: Sequence[ExtrinsicRecord] = (),
 ) -> list[CorrelationRecord]:
-    """Correlation of every two (measure, dataset) series across the audit's models: the
-    intrinsic measurements' series, then the extrinsic records'."""
+    """Correlation of every two series across the audit's models: one per intrinsic
+    (measure, dataset, scorer), then one per extrinsic (task measure, dataset). Each value
+    enters as its distance to the measure's ideal value; a measure without one is left out.
+    An extrinsic value whose fine-tuning failed the task's dev check is left out (and
+    named) unless the spec keeps it. The p-values of each family (intrinsic x extrinsic,
+    intrinsic, extrinsic) are corrected together."""
+    from audit.measures.catalog import MEASURES
     from audit.stats.correlation import correlate_measures
 
     series: dict[MeasureSeries, dict[str, float | None]] = {}
+    kinds: dict[MeasureSeries, str] = {}
+    excluded: dict[MeasureSeries, list[ExcludedModel]] = {}
+    failed: dict[MeasureSeries, list[str]] = {}
 
-    def add(measure: PluginId, dataset: str, model: str, value: float | None) -> None:
-        key = MeasureSeries(measure=measure, dataset=dataset, label=f"{measure.label} on {dataset}")
-        values = series.setdefault(key, {})
-        if model not in values:  # first scorer (or task) that measured this model
-            values[model] = value
+    def axis(
+        measure: PluginId, dataset: str, scorer: PluginId | None, ideal: float, kind: str
+    ) -> MeasureSeries:
+        label = f"{measure.label} on {dataset}" + (f" ({scorer.label})" if scorer else "")
+        key = MeasureSeries(
+            measure=measure,
+            dataset=dataset,
+            scorer=scorer,
+            label=label,
+            scale="distance",
+            ideal_value=ideal,
+        )
+        kinds.setdefault(key, kind)
+        return key
 
     for m in measurements:
-        if m.group != "all" or m.model == "corpus":
+        if m.group != "all" or m.model == "corpus" or m.measure.name not in MEASURES:
             continue
-        add(m.measure, m.dataset, m.model, m.value if m.status == "ok" else None)
+        ideal = MEASURES.entry(m.measure.name).ideal_value
+        if ideal is None:
+            continue  # no ideal value, no distance to it
+        key = axis(m.measure, m.dataset, m.scorer, ideal, "intrinsic")
+        value = m.value if m.status == "ok" else None
+        series.setdefault(key, {})[m.model] = None if value is None else abs(value - ideal)
     for record in extrinsic:
-        add(record.measure, record.dataset, record.model, record.value)
+        if record.ideal_value is None:
+            continue
+        key = axis(record.measure, record.dataset, None, record.ideal_value, "extrinsic")
+        values = series.setdefault(key, {})
+        check = record.dev_check
+        if check is not None and not check.passed:
+            if not settings.keep_failed_dev_check:
+                excluded.setdefault(key, []).append(
+                    ExcludedModel(model=record.model, series=key.label, reason=_failed(check))
+                )
+                continue
+            failed.setdefault(key, []).append(record.model)
+        value = record.value
+        values[record.model] = None if value is None else abs(value - record.ideal_value)
     measured = {model for values in series.values() for model in values}
     if len(measured) < 2 or len(series) < 2:
         return []
-    return correlate_measures(series, seed=settings.seed)
+    records = correlate_measures(
+        series,
+        seed=settings.seed,
+        alpha=settings.alpha,
+        correction=settings.correction,
+        family_of=lambda x, y: _family(kinds[x], kinds[y]),
+    )
+    types = settings.model_types
+    return [
+        r.model_copy(
+            update={
+                "model_types": list(dict.fromkeys(types[m] for m in r.models if m in types)),
+                "excluded": [e for s in (r.x, r.y) for e in excluded.get(s, [])],
+                "failed_kept": [m for s in (r.x, r.y) for m in failed.get(s, []) if m in r.models],
+            }
+        )
+        for r in records
+    ]
+
+
+def _family(a: str, b: str) -> str:
+    """The family of tests a pair of series belongs to."""
+    return a if a == b else "intrinsic x extrinsic"
+
+
+def _failed(check: DevCheck) -> str:
+    value = "no value" if check.value is None else f"{check.value:.2f}"
+    return f"dev {check.metric} {value} < floor {check.floor:.2f}: the task was not learned"
 
 
 def paired_test(

@@ -6,22 +6,26 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from audit.display import SilentDisplay
 from audit.errors import AuditUserError
 from audit.ids import PluginId
 from audit.measures.catalog import MEASURES, register_measure
 from audit.plan import MeasureTask, Plan
-from audit.results import Measurement
+from audit.results import DevCheck, ExtrinsicRecord, Measurement
 from audit.scoring.units import ScoreUnit
 from audit.spec.models import RobustnessSpec
+from audit.stats.multiple_testing import adjust_pvalues
 from audit.studies import Studies, StudySettings, UnitKey, correlations, paired_test, run_studies
 from tests import toy_measure
+from tests.extrinsic.test_head_kinds import summary
 from tests.measures.frames_factory import pair_frame
 
 ORDER = ("m1", "m2", "m3")
@@ -31,6 +35,8 @@ LL = PluginId.of("ll")
 BIAS = PluginId.of("bias_score")
 KLS_REF = PluginId.of("kls", {"compat": "reference"})
 NORMALITY = PluginId.of("normality")
+STS = PluginId.of("sts_bias")
+NLI = PluginId.of("nli_bias")
 FIXED_GAP = PluginId.of("toy_fixed_gap")  # has an ideal value but is not resamplable
 N_ITEMS = 10
 BIAS_TYPES = ["gender"] * 6 + ["race"] * 4
@@ -335,6 +341,33 @@ def _two_series(models: Sequence[str]) -> list[Measurement]:
     return out
 
 
+def _extrinsic(
+    model: str, value: float, *, passed: bool = True, ideal: float | None = 0.0
+) -> ExtrinsicRecord:
+    """An STS-bias-like record: its value, its ideal and a dev check (floor 0.5)."""
+    return ExtrinsicRecord(
+        task="sts_bias",
+        measure=STS,
+        model=model,
+        dataset="sts_b",
+        value=value,
+        n=24,
+        ideal_value=ideal,
+        dev_check=DevCheck(
+            metric="pearson",
+            value=0.8 if passed else -0.02,
+            floor=0.5,
+            floor_reason="test",
+            passed=passed,
+            n=24,
+        ),
+        finetune=summary("regression"),
+        cached=False,
+        key=f"k-{model}",
+        detail={},
+    )
+
+
 def test_no_correlation_with_one_model() -> None:
     assert correlations(_settings(order=("m1",)), _two_series(["m1"])) == []
 
@@ -353,54 +386,184 @@ def test_two_series_and_two_models_give_one_inconclusive_record() -> None:
     assert len(records) == 1
     r = records[0]
     assert (r.x.measure, r.y.measure) == (BIAS, KLS_REF)
+    assert (r.x.scorer, r.y.scorer) == (AUL, AUL)
     assert r.x.dataset == r.y.dataset == DATASET
-    assert r.x.label == "bias_score on toy" and r.y.label == "kls[compat=reference] on toy"
+    assert r.x.label == "bias_score on toy (aul)"
+    assert r.y.label == "kls[compat=reference] on toy (aul)"
     assert r.models == ["m1", "m2"] and r.n == 2 and not r.conclusive
-    assert r.pearson_r is None
+    assert r.pearson_r is None and r.kendall_p_floor is None
 
 
 def test_every_two_series_are_correlated() -> None:
     measurements = _two_series(ORDER) + [
-        _m(model, BIAS, 40.0 + i, dataset="other") for i, model in enumerate(ORDER)
+        _m(model, BIAS, 40.0 - i, dataset="other") for i, model in enumerate(ORDER)
     ]
     records = correlations(_settings(), measurements)
     pairs = [(r.x.label, r.y.label) for r in records]
     assert pairs == [
-        ("bias_score on toy", "kls[compat=reference] on toy"),
-        ("bias_score on toy", "bias_score on other"),
-        ("kls[compat=reference] on toy", "bias_score on other"),
+        ("bias_score on toy (aul)", "kls[compat=reference] on toy (aul)"),
+        ("bias_score on toy (aul)", "bias_score on other (aul)"),
+        ("kls[compat=reference] on toy (aul)", "bias_score on other (aul)"),
     ]
-    assert all(r.n == 3 and r.pearson_r == pytest.approx(1.0) for r in records)
+    # distances to 50: 0, 10, 20 / 10, 15, 20 / 10, 11, 12
+    assert all(r.n == 3 and r.spearman_rho == pytest.approx(1.0) for r in records)
 
 
-def test_first_scorer_wins_and_other_groups_are_ignored() -> None:
+def test_values_enter_as_their_distance_to_the_ideal() -> None:
+    """A bias score of 44 is as biased as one of 56: both are 6 from the ideal 50. Raw, the
+    two series below would be perfectly anti-correlated; as distances they are perfectly
+    correlated."""
+    raw_bias = {"m1": 44.0, "m2": 56.0, "m3": 70.0, "m4": 30.5, "m5": 50.0}
+    # JSS (ideal 100): distances 10, 10, 30, 40, 5 -> the same ranking, 44 tied with 56
+    jss = {"m1": 90.0, "m2": 110.0, "m3": 70.0, "m4": 60.0, "m5": 95.0}
+    models = list(raw_bias)
+    measurements = [_m(m, BIAS, raw_bias[m]) for m in models] + [
+        _m(m, PluginId.of("jss"), jss[m]) for m in models
+    ]
+    (record,) = correlations(_settings(order=models), measurements)
+    assert record.x.scale == record.y.scale == "distance"
+    assert (record.x.ideal_value, record.y.ideal_value) == (50.0, 100.0)
+    # distances: bias 6, 6, 20, 19.5, 0 and JSS 10, 10, 30, 40, 5; hand-ranked:
+    # bias ranks 2.5, 2.5, 5, 4, 1 and JSS ranks 2.5, 2.5, 4, 5, 1
+    ranks_x = np.array([2.5, 2.5, 5, 4, 1])
+    ranks_y = np.array([2.5, 2.5, 4, 5, 1])
+    expected_rho = np.corrcoef(ranks_x, ranks_y)[0, 1]
+    assert record.spearman_rho == pytest.approx(expected_rho)
+    assert record.spearman_rho == pytest.approx(0.8947368, abs=1e-6)
+    # raw values would say the opposite
+    raw_rho = np.corrcoef(
+        [sorted(raw_bias.values()).index(raw_bias[m]) for m in models],
+        [sorted(jss.values()).index(jss[m]) for m in models],
+    )[0, 1]
+    assert raw_rho < 0.5
+
+
+def test_a_signed_measure_enters_as_its_absolute_distance_to_0() -> None:
+    gap = PluginId.of("score_gap")
+    models = ["m1", "m2", "m3", "m4"]
+    measurements = [_m(m, gap, v) for m, v in zip(models, [-3.0, 3.0, 1.0, -2.0], strict=True)]
+    measurements += [_m(m, BIAS, v) for m, v in zip(models, [80, 20, 60, 40], strict=True)]
+    (record,) = correlations(_settings(order=models), measurements)
+    # |gap| 3, 3, 1, 2 and |bias - 50| 30, 30, 10, 10
+    assert record.x.ideal_value == 0.0 and record.y.ideal_value == 50.0
+    expected = stats.kendalltau([3, 3, 1, 2], [30, 30, 10, 10])
+    assert record.kendall_tau == pytest.approx(expected.statistic)
+    # by hand: 4 concordant pairs, none discordant, one pair tied in x, two in y:
+    # tau-b = 4 / sqrt((6 - 1) * (6 - 2))
+    assert record.kendall_tau == pytest.approx(4 / np.sqrt(20))  # raw values: tau -0.67
+
+
+def test_a_measure_without_an_ideal_value_is_left_out() -> None:
+    measurements = _two_series(ORDER) + [_m(m, NORMALITY, 0.2 + i) for i, m in enumerate(ORDER)]
+    records = correlations(_settings(), measurements)
+    assert len(records) == 1
+    assert all(NORMALITY not in (r.x.measure, r.y.measure) for r in records)
+
+
+def test_one_series_per_scorer_over_the_models_that_have_it() -> None:
+    """m1 and m2 scored with aul, m3 with aul and ll, m4 with ll: each measure has an aul
+    row over m1-m3 and an ll row over m3-m4; a scorer's values never stand in for another's
+    (the first scorer of m3 would have put its aul value in the ll models' row)."""
     measurements = [
-        # a per-group value listed first is not the model's value
-        _m("m1", BIAS, 99.0, group="gender"),
-        _m("m1", BIAS, 10.0),
-        _m("m2", BIAS, 20.0),
-        _m("m3", BIAS, 30.0),
-        # the second scorer's values would reverse m1's rank
-        _m("m1", BIAS, 90.0, scorer=LL),
-        _m("m3", BIAS, 0.0, scorer=LL),
+        _m("m1", BIAS, 99.0, group="gender"),  # a per-group value is not the model's value
+        _m("m1", BIAS, 40.0),
+        _m("m2", BIAS, 30.0),
+        _m("m3", BIAS, 20.0),
+        _m("m3", BIAS, 50.0, scorer=LL),
+        _m("m4", BIAS, 70.0, scorer=LL),
         *[_m(model, KLS_REF, 51.0 + i) for i, model in enumerate(ORDER)],
+        _m("m3", KLS_REF, 60.0, scorer=LL),
+        _m("m4", KLS_REF, 58.0, scorer=LL),
     ]
-    (record,) = correlations(_settings(), measurements)
-    assert record.models == ["m1", "m2", "m3"]
-    assert record.pearson_r == pytest.approx(1.0)
-    assert record.spearman_rho == pytest.approx(1.0)
+    records = correlations(_settings(order=(*ORDER, "m4")), measurements)
+    assert [(r.x.label, r.y.label, r.models) for r in records] == [
+        ("bias_score on toy (aul)", "kls[compat=reference] on toy (aul)", ["m1", "m2", "m3"]),
+        ("bias_score on toy (ll)", "kls[compat=reference] on toy (ll)", ["m3", "m4"]),
+    ]
+    aul, ll = records
+    assert aul.spearman_rho == pytest.approx(1.0)  # distances 10, 20, 30 and 1, 2, 3
+    assert (aul.x.scorer, ll.x.scorer) == (AUL, LL)
 
 
-def test_a_scorer_per_model_type_still_gives_one_series() -> None:
-    # a masked model measured with aul and a causal one with ll share the series
+def _nli(model: str, value: float) -> ExtrinsicRecord:
+    """A second extrinsic task (ideal 1), for a pair of extrinsic series."""
+    record = _extrinsic(model, value, ideal=1.0)
+    return record.model_copy(update={"task": "nli_bias", "measure": NLI})
+
+
+def test_a_row_mixing_model_families_is_labelled() -> None:
+    types = {"m1": "masked", "m2": "masked", "m3": "causal", "m4": "causal"}
     measurements = [
         _m("m1", BIAS, 40.0, scorer=AUL),
-        _m("m2", BIAS, 60.0, scorer=LL),
-        _m("m1", KLS_REF, 55.0, scorer=AUL),
-        _m("m2", KLS_REF, 65.0, scorer=LL),
+        _m("m2", BIAS, 30.0, scorer=AUL),
+        _m("m3", BIAS, 45.0, scorer=LL),
+        _m("m4", BIAS, 35.0, scorer=LL),
     ]
-    (record,) = correlations(_settings(order=("m1", "m2")), measurements)
-    assert record.models == ["m1", "m2"]
+    extrinsic = [_extrinsic(m, 0.1 * (i + 1)) for i, m in enumerate(types)]
+    extrinsic += [_nli(m, 0.2 * (i + 1)) for i, m in enumerate(types)]
+    settings = replace(_settings(order=list(types)), model_types=types)
+    records = correlations(settings, measurements, extrinsic)
+    by_scorer = {r.x.scorer: r for r in records if r.y.measure == STS}
+    assert set(by_scorer) == {AUL, LL}
+    assert by_scorer[AUL].models == ["m1", "m2"] and by_scorer[AUL].model_types == ["masked"]
+    assert by_scorer[LL].models == ["m3", "m4"] and by_scorer[LL].model_types == ["causal"]
+    assert not any(r.mixes_families for r in by_scorer.values())
+    (both,) = [r for r in records if r.test_family == "extrinsic"]
+    assert (both.x.measure, both.y.measure) == (STS, NLI)
+    assert both.model_types == ["masked", "causal"] and both.mixes_families
+
+
+def test_models_that_failed_the_dev_check_are_left_out_and_named() -> None:
+    models = ["m1", "m2", "m3", "m4", "m5"]
+    measurements = [_m(m, BIAS, 50.0 + 5 * i) for i, m in enumerate(models)]
+    extrinsic = [
+        _extrinsic(m, 0.1 * (i + 1), passed=m not in {"m2", "m4"}) for i, m in enumerate(models)
+    ]
+    (record,) = correlations(_settings(order=models), measurements, extrinsic)
+    assert record.models == ["m1", "m3", "m5"] and record.n == 3
+    assert [(e.model, e.series) for e in record.excluded] == [
+        ("m2", "sts_bias on sts_b"),
+        ("m4", "sts_bias on sts_b"),
+    ]
+    assert record.excluded[0].reason == ("dev pearson -0.02 < floor 0.50: the task was not learned")
+    assert record.failed_kept == [] and record.test_family == "intrinsic x extrinsic"
+    # the spec's option keeps them, and the record says which were kept
+    keep = replace(_settings(order=models), keep_failed_dev_check=True)
+    (kept,) = correlations(keep, measurements, extrinsic)
+    assert kept.models == models and kept.excluded == []
+    assert kept.failed_kept == ["m2", "m4"]
+
+
+def test_every_family_of_tests_is_corrected() -> None:
+    """Two intrinsic series against two extrinsic ones: 4 intrinsic x extrinsic tests
+    corrected together, the intrinsic pair and the extrinsic pair each a family of one."""
+    models = [f"m{i}" for i in range(6)]
+    rng = np.random.default_rng(3)
+    measurements = [
+        _m(m, measure, float(v))
+        for measure in (BIAS, KLS_REF)
+        for m, v in zip(models, rng.uniform(20, 80, len(models)), strict=True)
+    ]
+    extrinsic = [_extrinsic(m, float(v)) for m, v in zip(models, rng.uniform(0, 1, 6), strict=True)]
+    extrinsic += [_nli(m, float(v)) for m, v in zip(models, rng.uniform(0, 1, 6), strict=True)]
+    for method in ("holm", "bh"):
+        settings = replace(_settings(order=models), correction=method)
+        records = correlations(settings, measurements, extrinsic)
+        families = [r.test_family for r in records]
+        assert families.count("intrinsic x extrinsic") == 4
+        assert families.count("intrinsic") == families.count("extrinsic") == 1
+        cross = [r for r in records if r.test_family == "intrinsic x extrinsic"]
+        assert {r.family_size for r in cross} == {4} and {r.correction for r in cross} == {method}
+        expected = adjust_pvalues([r.kendall_p for r in cross], method)
+        assert [r.kendall_p_corrected for r in cross] == pytest.approx(expected)
+        pearson = adjust_pvalues([r.pearson_p for r in cross], method)
+        assert [r.pearson_p_corrected for r in cross] == pytest.approx(pearson)
+        alone = next(r for r in records if r.test_family == "intrinsic")
+        assert alone.kendall_p_corrected == pytest.approx(alone.kendall_p)
+        # 6 models: 2/6! = 0.00278, times the 4 tests under Holm = 0.0111
+        floor = 2 / 720 * (4 if method == "holm" else 1)
+        assert all(r.kendall_p_floor == pytest.approx(floor) for r in cross)
+        assert all(r.conclusive and r.alpha == 0.05 for r in records)
 
 
 def test_a_corpus_measurement_is_left_out() -> None:
@@ -424,24 +587,39 @@ def test_run_studies_correlates_the_measurements_it_is_given() -> None:
     assert len(studies.correlations) == 1
 
 
-def test_extrinsic_records_are_correlated_as_the_run_stored_them() -> None:
-    """An older run (docs/examples/intrinsic-vs-extrinsic) held each extrinsic value also
-    as a `finetune` measurement, which the study correlated; the records as the second
-    input give exactly the same records, in the same order."""
+def test_an_old_example_reads_with_raw_series_and_recomputes_as_distances() -> None:
+    """docs/examples/intrinsic-vs-extrinsic was written before results_version 2.3: its
+    correlations read back as raw values with no correction. Recomputed from the same
+    measurements and extrinsic records, the failed models are left out, each scorer has
+    its own rows and every family is corrected."""
     from pathlib import Path
 
     from audit.results_io import read_results
 
     example = Path(__file__).resolve().parents[1] / "docs/examples/intrinsic-vs-extrinsic"
     result = read_results(example / "results.json")
+    assert result.correlations and all(
+        c.correction is None and c.x.scale == "raw" and c.x.scorer is None
+        for c in result.correlations
+    )
     intrinsic = [m for m in result.measurements if m.scorer.name != "finetune"]
-    assert len(intrinsic) < len(result.measurements)  # the file holds the copies
+    types = {m.id: m.model_type for m in result.models}
     settings = StudySettings(
         model_order=[m.id for m in result.models],
         seed=result.audit.seed,
         alpha=result.audit.alpha,
         bootstrap=result.audit.bootstrap.resamples,
+        model_types=types,
     )
-    copies = correlations(settings, result.measurements)
-    assert correlations(settings, intrinsic, result.extrinsic) == copies
-    assert len(copies) == len(result.correlations) == 36
+    records = correlations(settings, intrinsic, result.extrinsic)
+    failed = {r.model for r in result.extrinsic if r.dev_check and not r.dev_check.passed}
+    assert failed
+    assert {(r.x.scorer, r.x.measure) for r in records if r.test_family != "extrinsic"} == {
+        (m.scorer, m.measure) for m in intrinsic if m.measure.name != "normality"
+    }
+    for r in records:
+        assert r.correction == "holm" and r.x.scale == r.y.scale == "distance"
+        if r.test_family == "intrinsic x extrinsic":
+            assert not failed & set(r.models)
+            assert {e.model for e in r.excluded} == failed
+            assert len(r.model_types) == 1  # one scorer per row: one model family

@@ -384,7 +384,7 @@ register_measure(
     direction="Negative = male-skewed, positive = female-skewed.",
     ideal="0",
     citation=(
-        "Kaneko, Bollegala & Okazaki 2022, Debiasing isn't enough! (COLING), Table 1; "
+        "Kaneko, Bollegala & Okazaki 2022, Debiasing isn't enough! (COLING 2022), Table 1; "
         "word lists: Zhao et al. 2018 (GN-GloVe)"
     ),
     limitations=(

@@ -10,6 +10,7 @@ from audit.models.prepared import read_facts
 from audit.results import (
     AuditInfo,
     BootstrapSettings,
+    CorrelationSettings,
     DatasetRecord,
     ModelRecord,
     RobustnessSettings,
@@ -45,6 +46,10 @@ def audit_info(loaded: LoadedSpec) -> AuditInfo:
             agreement=robustness.agreement,
             seed=robustness.seed,
         ),
+        correlations=CorrelationSettings(
+            correction=spec.correlations.correction,
+            failed_dev_check=spec.correlations.failed_dev_check,
+        ),
         report_formats=list(spec.report.formats),
     )
 
@@ -60,6 +65,9 @@ def study_settings(plan: AuditPlan, models: RunModels) -> StudySettings:
         alpha=spec.alpha,
         bootstrap=spec.bootstrap,
         robustness=spec.robustness,
+        correction=spec.correlations.correction,
+        keep_failed_dev_check=spec.correlations.failed_dev_check == "keep",
+        model_types={model_id: model.model_type for model_id, model in models.items()},
     )
 
 

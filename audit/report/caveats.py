@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from audit.ids import PluginId
-from audit.report.extrinsic import correlation_sentence, extrinsic_correlations
 from audit.report.formatting import fmt_p, group_name, plain, plural
 from audit.report.index import MeasurementIndex, unique
 from audit.report.lm_cost import lm_quality_caveat
+from audit.report.intrinsic_extrinsic import correlation_sentence, extrinsic_correlations
 from audit.report.model import Caveat
 from audit.report.studies import StudyData
 from audit.results import Measurement, VariantRecord
@@ -18,7 +18,7 @@ SMALL_GROUP = 30
 
 KANEKO = (
     "Kaneko, Bollegala & Okazaki 2022, Debiasing isn't enough! On the effectiveness of "
-    "debiasing MLMs and their social biases in downstream tasks (COLING)"
+    "debiasing MLMs and their social biases in downstream tasks (COLING 2022)"
 )
 BLODGETT = (
     "Blodgett, Lopez, Olteanu, Sim & Wallach 2021, Stereotyping Norwegian Salmon: An "

@@ -9,7 +9,7 @@ from audit.report.formatting import plain
 from audit.report.model import Table
 from audit.results import CorpusRecord
 
-KANEKO_2022 = "Kaneko, Bollegala & Okazaki 2022 (COLING), Table 1"
+KANEKO_2022 = "Kaneko, Bollegala & Okazaki 2022 (COLING 2022), Table 1"
 KURITA = "Kurita et al. 2019"
 
 

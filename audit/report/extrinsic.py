@@ -1,8 +1,8 @@
 """The extrinsic section of a report (Kaneko et al. 2022, section 4): each task's value per
 model and variant with the dev check that the fine-tuning learned the task, the
 bias-over-fine-tuning curve of each base model and its variants (their Fig. 2), the
-per-occupation breakdown, and the intrinsic x extrinsic correlation table (their Table 3).
-Also the page-1 sentence.
+per-occupation breakdown, and the intrinsic x extrinsic correlation table (their Table 2,
+`audit.report.intrinsic_extrinsic`). Also the page-1 sentences.
 
 Everything comes from results.json: `extrinsic` and the `correlations` whose one measure
 is extrinsic and the other intrinsic (by their cards' roles).
@@ -14,18 +14,19 @@ import math
 
 import pandas as pd
 
-from audit.ids import PluginId
 from audit.report import cells
 from audit.report.charts import line_chart
 from audit.report.formatting import fmt_num, fmt_p, plural, upper_first
 from audit.report.index import MeasurementIndex, unique
+from audit.report.intrinsic_extrinsic import (
+    KANEKO_2022,
+    correlation_sentence,
+    correlation_table,
+    extrinsic_correlations,
+)
 from audit.report.model import Chart, Section, SummaryBlock, Table
 from audit.report.tables import model_cell
-from audit.results import CorrelationRecord, ExtrinsicRecord, StsBiasResult
-
-KANEKO_2022 = "Kaneko, Bollegala & Okazaki 2022 (COLING)"
-#: Fewest models a correlation across models is concluded from (METHODS.md section 4).
-MIN_MODELS = 5
+from audit.results import ExtrinsicRecord, StsBiasResult
 
 
 def _task_title(index: MeasurementIndex, record: ExtrinsicRecord, *, short: bool = False) -> str:
@@ -42,26 +43,6 @@ def digits_for(values: list[float | None]) -> int:
     if not finite:
         return 3
     return min(8, max(3, 1 - math.floor(math.log10(min(finite)))))
-
-
-def _series_label(index: MeasurementIndex, measure: PluginId, dataset: str) -> str:
-    return f"{index.cards.title(measure)} on {index.cards.dataset_title(dataset)}"
-
-
-def _scorers_of(index: MeasurementIndex, measure: PluginId, dataset: str) -> str:
-    """The scorer each model's value in a series came from (the first that measured it,
-    as the correlation study takes it), for people: 'cps (masked), ll (causal)'."""
-    types = {m.id: m.model_type for m in index.result.models}
-    first: dict[str, str] = {}
-    for m in index.result.measurements:
-        if m.measure == measure and m.dataset == dataset and m.group == "all":
-            first.setdefault(m.model, m.scorer.label)
-    by_type: dict[str, list[str]] = {}
-    for model, scorer in first.items():
-        kinds = by_type.setdefault(scorer, [])
-        if types.get(model, "?") not in kinds:
-            kinds.append(types.get(model, "?"))
-    return ", ".join(f"{scorer} ({'/'.join(kinds)})" for scorer, kinds in by_type.items())
 
 
 def _dev_cell(record: ExtrinsicRecord) -> cells.Cell:
@@ -195,68 +176,6 @@ def occupation_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) ->
     return maker.table()
 
 
-def extrinsic_correlations(index: MeasurementIndex) -> list[CorrelationRecord]:
-    """The correlations of an extrinsic with an intrinsic measure, extrinsic as `y`."""
-    found: list[CorrelationRecord] = []
-    for c in index.result.correlations:
-        x_ext = index.cards.has_role(c.x.measure, "extrinsic")
-        y_ext = index.cards.has_role(c.y.measure, "extrinsic")
-        if x_ext == y_ext:
-            continue
-        if x_ext:
-            c = c.model_copy(update={"x": c.y, "y": c.x})
-        found.append(c)
-    return found
-
-
-def correlation_table(index: MeasurementIndex) -> Table | None:
-    """Intrinsic measures (rows) x extrinsic ones (columns): Kendall tau and its p-value."""
-    found = extrinsic_correlations(index)
-    if not found:
-        return None
-    rows = unique((c.x.measure, c.x.dataset) for c in found)
-    columns = unique((c.y.measure, c.y.dataset) for c in found)
-    at = {((c.x.measure, c.x.dataset), (c.y.measure, c.y.dataset)): c for c in found}
-    n = max(c.n for c in found)
-    maker = cells.TableMaker(
-        id="intrinsic-extrinsic",
-        title="Intrinsic against extrinsic measures across models",
-        caption=f"Kendall τ (p-value) across the {plural(n, 'model')} with both values "
-        f"(Pearson and Spearman in the note and in Correlation between measures). "
-        f"{KANEKO_2022}, Table 3, found weak correlations for most pairs. "
-        + (
-            f"With fewer than {MIN_MODELS} models no correlation can be concluded."
-            if n < MIN_MODELS
-            else ""
-        ),
-        columns=["Intrinsic measure", *(_series_label(index, *c) for c in columns)],
-    )
-    for row in rows:
-        line = [cells.text(_series_label(index, *row), sub="scorers: " + _scorers_of(index, *row))]
-        for column in columns:
-            c = at.get((row, column))
-            if c is None:
-                line.append(cells.text("—"))
-                continue
-            note = (
-                f"{c.n} models; Pearson {fmt_num(c.pearson_r, 2)} (p {fmt_p(c.pearson_p)}), "
-                f"Spearman {fmt_num(c.spearman_rho, 2)} (p {fmt_p(c.spearman_p)})"
-            )
-            if not c.conclusive:
-                note = f"too few models to conclude; {note}"
-            line.append(
-                cells.Cell(
-                    kind="number",
-                    value=c.kendall_tau,
-                    digits=2,
-                    note=f"p {fmt_p(c.kendall_p)}; {note}",
-                    emphasis="" if c.conclusive else "warn",
-                )
-            )
-        maker.add(line)
-    return maker.table()
-
-
 def dev_blocks(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> list[SummaryBlock]:
     """A plain statement of the models whose fine-tuning did not learn the task."""
     failed = [r for r in records if r.dev_check is not None and not r.dev_check.passed]
@@ -272,11 +191,21 @@ def dev_blocks(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> list[
             heading="Fine-tuning did not learn the task.",
             text=f"{plural(len(failed), 'fine-tuned model')} scored below the dev floor; "
             "their extrinsic values measure an unlearned task and are shown for completeness "
-            "only:",
+            f"only{_in_correlations(index)}:",
             items=items,
             emphasis="warn",
         )
     ]
+
+
+def _in_correlations(index: MeasurementIndex) -> str:
+    """What became of the failed models' values in the correlations."""
+    settings = index.result.audit.correlations
+    if settings is None:
+        return " (this file, written before results_version 3.0, kept them in the correlations)"
+    if settings.failed_dev_check == "keep":
+        return " (kept in the correlations, as the spec asks: correlations.failed_dev_check: keep)"
+    return " (left out of the correlations)"
 
 
 def extrinsic_sections(index: MeasurementIndex) -> list[Section]:
@@ -340,28 +269,22 @@ def summary_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
                 emphasis="warn",
             )
         )
+    elif (none := _no_correlation(index, records)) is not None:
+        blocks.append(none)
     return blocks
 
 
-def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]) -> str:
-    """What the intrinsic-extrinsic correlations showed, from their numbers."""
-    n = max(c.n for c in found)
-    taus = [c.kendall_tau for c in found if c.kendall_tau is not None]
-    if n < MIN_MODELS or not taus:
-        return (
-            f"{plural(len(found), 'intrinsic-extrinsic pair')} over {plural(n, 'model')}: too "
-            f"few models (fewer than {MIN_MODELS}) to conclude whether the intrinsic measures "
-            "track the downstream bias."
-        )
-    strongest = max(found, key=lambda c: abs(c.kendall_tau or 0.0))
-    significant = [c for c in found if c.kendall_p is not None and c.kendall_p < 0.05]
-    return (
-        f"across {plural(n, 'model')}, Kendall τ between the intrinsic measures and the "
-        f"extrinsic ones ranged from {min(taus):.2f} to {max(taus):.2f}; the strongest was "
-        f"{_series_label(index, strongest.x.measure, strongest.x.dataset)} with "
-        f"{_series_label(index, strongest.y.measure, strongest.y.dataset)} "
-        f"(τ {fmt_num(strongest.kendall_tau, 2)}, "
-        f"p {fmt_p(strongest.kendall_p)}); {len(significant)} of {len(found)} pairs had "
-        "p < 0.05. An intrinsic measure can rank these models differently from their "
-        "downstream bias."
+def _no_correlation(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> SummaryBlock | None:
+    """Page 1 when the failed models left too few for any intrinsic x extrinsic pair."""
+    settings = index.result.audit.correlations
+    failed = unique(r.model for r in records if r.dev_check is not None and not r.dev_check.passed)
+    if not failed or settings is None or settings.failed_dev_check != "exclude":
+        return None
+    return SummaryBlock(
+        heading="Intrinsic vs extrinsic.",
+        text=f"No correlation between the intrinsic and the extrinsic measures: "
+        f"{plural(len(failed), 'model')} ({', '.join(failed)}) did not learn the task (dev "
+        "check) and are left out of the correlations; no intrinsic x extrinsic pair with two "
+        "models in common remains.",
+        emphasis="warn",
     )

@@ -4,12 +4,14 @@ otherwise shown as not run, with the reason."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from audit.report import cells
+from audit.report import correlation_words as words
 from audit.report.cards import MeasureCards
 from audit.report.charts import heatmap, line_chart
 from audit.report.comparison_verdicts import EMPHASIS as VERDICT_EMPHASIS
@@ -18,9 +20,6 @@ from audit.report.formatting import fmt_num, fmt_pct, group_name, plural
 from audit.report.index import VariantLookup
 from audit.report.model import Caveat, Chart, Study, Table
 from audit.results import AuditResult, ComparisonRecord, CorrelationRecord, RobustnessRecord
-
-#: Fewer models than this: no correlation between measures can be concluded (METHODS 4).
-MIN_MODELS_FOR_CORRELATION = 5
 
 #: Each study's section id and title.
 STUDY_TITLES = {
@@ -177,53 +176,82 @@ def robustness_study(data: StudyData) -> Study:
     return _ran("robustness", [maker.table()], charts)
 
 
+def _min_models(alpha: float) -> int:
+    """The fewest models whose exact Kendall test can reach p <= alpha at all (2/n!)."""
+    n = 2
+    while 2.0 / math.factorial(n) > alpha:
+        n += 1
+    return n
+
+
 def correlation_study(data: StudyData) -> Study:
-    """Correlations between measures across models: table and heatmap."""
+    """Correlations between measures across models: table and heatmap. Each series is a
+    measure on a dataset (and scorer), as each model's distance to the measure's ideal; the
+    p-values are shown raw and corrected for multiple comparisons."""
     n_models = len(data.result.models)
+    alpha = data.result.alpha
     if not data.correlations:
+        fewest = _min_models(alpha)
         why = (
-            f"only {plural(n_models, 'model')}; at least {MIN_MODELS_FOR_CORRELATION} are needed "
-            "before a correlation between measures can be concluded"
-            if n_models < MIN_MODELS_FOR_CORRELATION
+            f"only {plural(n_models, 'model')}; at least {fewest} are needed before an exact "
+            f"Kendall test can reach p <= {alpha:g} at all"
+            if n_models < fewest
             else "results.json holds no correlation records"
         )
         return _not_run("correlation", why)
+    records = data.correlations
     maker = cells.TableMaker(
         id="correlation-table",
         title="Correlation between measures across models",
-        caption="Pearson r, Spearman ρ and Kendall τ with their p-values; MI: mutual "
-        "information (Kraskov k-NN estimate, nats).",
+        caption="Each measure enters as each model's distance to its ideal value (under each "
+        "measure, its direction). Pearson r, Spearman ρ and Kendall τ with their p-values; "
+        f"{words.correction_sentence(records)} MI: mutual information (Kraskov k-NN "
+        "estimate, nats). A row is conclusive only when its corrected Kendall test can "
+        "reach significance with its number of models.",
         columns=[
             "Measure X",
             "Measure Y",
             "Models",
             "Pearson r",
             "p",
+            "p (corr.)",
             "Spearman ρ",
             "p",
+            "p (corr.)",
             "Kendall τ",
             "p",
+            "p (corr.)",
             "MI",
         ],
         key_columns=2,
     )
+    if excluded := words.excluded_sentence(records):
+        maker.extra_notes.append(excluded)
     heat: list[dict[str, Any]] = []
-    for r in data.correlations:
-        x, y = r.x.label, r.y.label
-        note = r.note
+    for r in records:
+        x, y = words.series_name(data.cards, r.x), words.series_name(data.cards, r.y)
+        note = "; ".join(filter(None, [r.note, words.mixed_note(r)]))
         if not r.conclusive and not note:
             note = "too few models: no correlation can be concluded"
         maker.add(
             [
-                cells.text(x),
-                cells.text(y),
-                cells.Cell(kind="count", value=float(r.n), note=note),
+                cells.text(x, sub=words.direction(data.cards, r.x)),
+                cells.text(y, sub=words.direction(data.cards, r.y)),
+                cells.Cell(
+                    kind="count",
+                    value=float(r.n),
+                    note=note,
+                    emphasis="warn" if r.mixes_families or not r.conclusive else "",
+                ),
                 cells.number(r.pearson_r, 2),
                 cells.pvalue(r.pearson_p),
+                cells.pvalue(r.pearson_p_corrected),
                 cells.number(r.spearman_rho, 2),
                 cells.pvalue(r.spearman_p),
+                cells.pvalue(r.spearman_p_corrected),
                 cells.number(r.kendall_tau, 2),
                 cells.pvalue(r.kendall_p),
+                cells.pvalue(r.kendall_p_corrected),
                 cells.number(r.mutual_information, 2),
             ]
         )
@@ -238,8 +266,9 @@ def correlation_study(data: StudyData) -> Study:
             Chart(
                 id="correlation-chart",
                 title="Spearman correlation between measures",
-                caption="Rank correlation of the measures across the audited models "
-                "(Liu 2024, Fig. 4).",
+                caption="Rank correlation of the measures' distances to their ideal values "
+                "across the audited models (Liu 2024, Fig. 4); uncorrected, see the table "
+                "for the tests.",
                 spec=heatmap(pd.DataFrame(heat), title="Spearman ρ"),
                 alt="Heatmap of Spearman correlations between measures",
             )

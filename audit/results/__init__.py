@@ -61,10 +61,16 @@ from audit.results.precision import PrecisionCheck
 from audit.results.record import Record
 from audit.results.result import AuditResult
 from audit.results.run import DatasetRecord, Environment, ModelRecord, SkippedUnit, UnitRecord
-from audit.results.settings import AuditInfo, BootstrapSettings, RobustnessSettings
+from audit.results.settings import (
+    AuditInfo,
+    BootstrapSettings,
+    CorrelationSettings,
+    RobustnessSettings,
+)
 from audit.results.studies import (
     ComparisonRecord,
     CorrelationRecord,
+    ExcludedModel,
     MeasureSeries,
     ModelDrawSummary,
     RobustnessRecord,
@@ -94,12 +100,14 @@ __all__ = [
     "ControlCheck",
     "CorpusRecord",
     "CorrelationRecord",
+    "CorrelationSettings",
     "CorrelationWithRatio",
     "CurvePoint",
     "DatasetRecord",
     "DevCheck",
     "DevEvaluation",
     "Environment",
+    "ExcludedModel",
     "ExtrinsicRecord",
     "FineTuneSummary",
     "Gate",

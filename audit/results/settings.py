@@ -26,6 +26,18 @@ class RobustnessSettings(Record):
     seed: int | None = Field(default=None, description="None: the audit's seed.")
 
 
+class CorrelationSettings(Record):
+    """How the correlations between measures were tested (results_version 3.0)."""
+
+    correction: Literal["holm", "bh"] = Field(
+        description="Multiple-comparison correction: Holm or Benjamini-Hochberg."
+    )
+    failed_dev_check: Literal["exclude", "keep"] = Field(
+        description="Extrinsic values of models that failed the task's dev check: left out "
+        "of the correlations, or kept."
+    )
+
+
 class AuditInfo(Record):
     """What was audited, by whom, and with which statistical settings."""
 
@@ -39,6 +51,11 @@ class AuditInfo(Record):
     bootstrap: BootstrapSettings
     robustness: RobustnessSettings | None = Field(
         default=None, description="The subsampling study asked for; None when not asked."
+    )
+    correlations: CorrelationSettings | None = Field(
+        default=None,
+        description="How correlations were tested; None in files before 3.0 (raw values, no "
+        "correction, every extrinsic value kept).",
     )
     report_formats: list[Literal["html", "pdf"]] = Field(
         default_factory=lambda: list[Literal["html", "pdf"]](["html", "pdf"]),

@@ -55,10 +55,13 @@ class RobustnessRecord(Record):
 
 
 class MeasureSeries(KeyedIdentity, Record):
-    """One measure on one dataset, group `all`, across models: a correlation's axis.
+    """One measure on one dataset (and, for an intrinsic measure, one scorer), group `all`,
+    across models: a correlation's axis.
 
     Hashable (a key of `correlate_measures`' input); like a PluginId it is identified by
-    measure and dataset, never by its label.
+    measure, dataset and scorer, never by its label. Since results_version 3.0 a series
+    holds each model's distance to the measure's ideal value (`scale: distance`); older
+    files hold raw values (`scale: raw`, no scorer: a model's first scorer).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -66,15 +69,43 @@ class MeasureSeries(KeyedIdentity, Record):
     measure: PluginId
     dataset: str
     label: str = Field(description="For people: 'measure label on dataset'. Never parsed.")
+    scorer: PluginId | None = Field(
+        default=None,
+        description="The scorer of every value of an intrinsic series; None for an extrinsic "
+        "task (and in files before 3.0, where a model's first scorer was taken).",
+    )
+    scale: Literal["raw", "distance"] = Field(
+        default="raw",
+        description="'distance': each value is |value - ideal_value| (lower = closer to the "
+        "ideal); 'raw': the measure's own values (files before 3.0).",
+    )
+    ideal_value: float | None = Field(
+        default=None, description="The measure's ideal value the distances are taken to."
+    )
 
     @property
-    def key(self) -> tuple[tuple[str, str], str]:
-        """What identifies the series: the measure's key and the dataset."""
-        return (self.measure.key, self.dataset)
+    def key(self) -> tuple[tuple[str, str], str, tuple[str, str] | None]:
+        """What identifies the series: the measure's key, the dataset, the scorer's key."""
+        return (self.measure.key, self.dataset, None if self.scorer is None else self.scorer.key)
+
+
+class ExcludedModel(Record):
+    """A model left out of a correlation, and why (e.g. its fine-tuning failed the task's
+    dev check)."""
+
+    model: str
+    series: str = Field(description="The label of the series whose value was left out.")
+    reason: str
 
 
 class CorrelationRecord(Record):
-    """Correlation of two measures across models (and variants)."""
+    """Correlation of two measures across models (and variants).
+
+    The p-values are corrected for the number of tests in the record's `test_family`
+    (every correlation of the same kind in the audit, e.g. every intrinsic x extrinsic
+    pair) by `correction`; `conclusive` needs a Kendall test that can reach significance
+    at alpha after that correction with this many models (`kendall_p_floor`).
+    """
 
     x: MeasureSeries
     y: MeasureSeries
@@ -90,8 +121,53 @@ class CorrelationRecord(Record):
         None, description="Kraskov k-NN estimate in nats (clipped at 0)."
     )
     mi_neighbours: int | None = None
-    conclusive: bool = Field(description="False below the minimum number of models.")
+    conclusive: bool = Field(
+        description="True when the corrected Kendall test can reach significance at alpha "
+        "with this many models (files before 3.0: at least 5 models)."
+    )
     note: str = ""
+    correction: Literal["holm", "bh"] | None = Field(
+        default=None,
+        description="Multiple-comparison correction of the p-values: 'holm' (family-wise "
+        "error) or 'bh' (Benjamini-Hochberg, false discovery rate); None in files before 3.0.",
+    )
+    test_family: str = Field(
+        default="",
+        description="The tests corrected together: 'intrinsic x extrinsic', 'intrinsic' or "
+        "'extrinsic' (both series of that kind).",
+    )
+    family_size: int | None = Field(
+        default=None, description="Kendall tests in the family (m of the correction)."
+    )
+    pearson_p_corrected: float | None = None
+    spearman_p_corrected: float | None = None
+    kendall_p_corrected: float | None = None
+    kendall_p_floor: float | None = Field(
+        default=None,
+        description="The smallest corrected Kendall p-value attainable with n models (exact "
+        "test: 2/n!, times the family size under Holm); above alpha, no conclusion is "
+        "possible whatever the values.",
+    )
+    alpha: float | None = Field(default=None, description="The level `conclusive` is judged at.")
+    model_types: list[str] = Field(
+        default_factory=list,
+        description="The model types (masked, causal) of `models`; more than one = a row "
+        "mixing model families.",
+    )
+    excluded: list[ExcludedModel] = Field(
+        default_factory=list,
+        description="Models left out because their fine-tuning failed the task's dev check.",
+    )
+    failed_kept: list[str] = Field(
+        default_factory=list,
+        description="Models in `models` whose fine-tuning failed the dev check, kept by "
+        "the spec (`correlations.failed_dev_check: keep`).",
+    )
+
+    @property
+    def mixes_families(self) -> bool:
+        """Whether the models are of more than one type (masked and causal)."""
+        return len(self.model_types) > 1
 
 
 class ComparisonRecord(Record):

@@ -1,4 +1,4 @@
-"""The version of the results.json format: MAJOR.MINOR, written as a string ("2.2").
+"""The version of the results.json format: MAJOR.MINOR, written as a string ("3.0").
 
 - A new field or section raises MINOR. A reader accepts a file of a newer MINOR of its
   MAJOR: it leaves out what it does not know and says so (`audit.results.unknown`).
@@ -16,6 +16,12 @@
   and each row after rank 1 gets `gap_to_first` with its CI and `ties_first`.
   3.0 also adds `lm_quality`: the variants' (pseudo-)perplexity on held-out text
   against their base's.
+  3.0 also adds to `correlations[]` the corrected p-values (`correction`,
+  `test_family`, `family_size`, `*_p_corrected`, `kendall_p_floor`, `alpha`),
+  `model_types`, `excluded` and `failed_kept`, to each series its `scorer`, `scale`
+  and `ideal_value`, and `audit.correlations` (the correction and what became of
+  failed dev checks); a file before 3.0 reads with raw series (`scale: raw`) and no
+  correction.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """

@@ -212,6 +212,23 @@ class RobustnessSpec(Strict):
     seed: int | None = Field(None, description="Seed of the draws; default: the spec's seed.")
 
 
+class CorrelationSpec(Strict):
+    """How the correlation between measures across models is tested (METHODS.md section 4)."""
+
+    correction: Literal["holm", "bh"] = Field(
+        default="holm",
+        description="Multiple-comparison correction of each family of correlation tests: "
+        "'holm' (Holm step-down, family-wise error rate) or 'bh' (Benjamini-Hochberg, false "
+        "discovery rate).",
+    )
+    failed_dev_check: Literal["exclude", "keep"] = Field(
+        default="exclude",
+        description="Extrinsic values of models whose fine-tuning failed the task's dev check: "
+        "'exclude' leaves them out of the correlations (and the report names them); 'keep' "
+        "correlates them too (they measure an unlearned task).",
+    )
+
+
 class ReportSpec(Strict):
     """What to write and where."""
 
@@ -329,6 +346,10 @@ class AuditSpec(Strict):
     )
     robustness: RobustnessSpec | None = Field(
         None, description="Subsampling robustness study; off when absent."
+    )
+    correlations: CorrelationSpec = Field(
+        default_factory=CorrelationSpec,
+        description="How correlations between measures across models are tested.",
     )
     variants: list[VariantSpec] = Field(
         default_factory=list,

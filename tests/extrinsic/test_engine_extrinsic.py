@@ -30,6 +30,7 @@ datasets:
   - {{name: crows_pairs, limit: 16}}
 scorers: {{masked: [cps], causal: [ll]}}
 measures: [bias_score]
+correlations: {{failed_dev_check: keep}}
 variants:
   - id: bert-dropout
     base: tiny-bert
@@ -118,7 +119,17 @@ def test_extrinsic_is_correlated_with_intrinsic_measures(
         for c in result.correlations
         if {c.x.measure.name, c.y.measure.name} == {"sts_bias", "bias_score"}
     ]
-    assert pairs and all(c.n == 3 and not c.conclusive for c in pairs)
+    # one row per scorer: cps over tiny-bert and its variant (ll has tiny-gpt2 alone)
+    assert [(c.x.scorer.label if c.x.scorer else "", c.models) for c in pairs] == [
+        ("cps", ["tiny-bert", "bert-dropout"])
+    ]
+    assert all(c.n == 2 and not c.conclusive and c.model_types == ["masked"] for c in pairs)
+    # the spec keeps the models whose tiny fine-tuning failed the dev check, and says so
+    failed = [r.model for r in result.extrinsic if r.dev_check and not r.dev_check.passed]
+    assert pairs[0].failed_kept == [m for m in pairs[0].models if m in failed]
+    assert pairs[0].excluded == []
+    assert result.audit.correlations is not None
+    assert result.audit.correlations.failed_dev_check == "keep"
 
 
 def test_second_run_fine_tunes_nothing_and_gives_the_same_numbers(
@@ -197,7 +208,7 @@ def test_report_shows_the_extrinsic_section_and_page_one(
     table = section.tables[0]
     assert len(table.rows) == 3 and table.rows[2][0].sub.startswith("dropout")
     corr = section.tables[1]
-    assert "fewer than 5 models" in corr.caption
+    assert "No test was computed: too few models with both values." in corr.caption
     assert all("too few models" in cell.note for row in corr.rows for cell in row[1:])
     assert [c.id for c in section.charts] == ["extrinsic-curve-sts_bias"]
     occupations = section.tables[2]

@@ -329,7 +329,9 @@ def test_results_without_variants_have_no_variant_parts(rendered: Rendered) -> N
     assert rendered.report.variant_sections == []
     assert rendered.report.summary.variants == []
     assert 'class="variant-section"' not in rendered.html
-    assert 'class="sub"' not in rendered.html
+    # the only small labels are the correlation table's directions, no variant's method
+    subs = re.findall(r'<span class="sub">([^<]*)</span>', rendered.html)
+    assert all(s.startswith(("distance to ideal", "raw values")) for s in subs), subs
     assert "small-variants" not in {c.id for c in rendered.report.caveats}
 
 

@@ -23,6 +23,7 @@ SPEC_MODELS: list[type[BaseModel]] = [
     models.ColumnMap,
     models.ScorerSelection,
     models.RobustnessSpec,
+    models.CorrelationSpec,
     models.VariantSpec,
     models.CorpusSpec,
     models.TrainingSpec,

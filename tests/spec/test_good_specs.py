@@ -42,6 +42,8 @@ def test_minimal_spec_gets_defaults() -> None:
     assert [s.name for s in spec.scorers.causal] == ["ll"]
     assert [m.name for m in spec.measures] == ["bias_score", "safety_score"]
     assert spec.robustness is None and spec.gates == [] and spec.variants == []
+    assert spec.correlations.correction == "holm"
+    assert spec.correlations.failed_dev_check == "exclude"
     assert spec.report.formats == ["html", "pdf"]
     assert loaded.warnings == ()  # the default measures are not the user's doing
 
@@ -61,6 +63,7 @@ def test_full_spec_reads_every_part() -> None:
     assert mine.columns.anti_stereotype == "s2"
     assert [s.name for s in spec.scorers.masked] == ["cps", "aul"]
     assert spec.robustness is not None and spec.robustness.rates == [0.3, 0.5, 0.8]
+    assert (spec.correlations.correction, spec.correlations.failed_dev_check) == ("bh", "keep")
     assert spec.gates[0].within == (45.0, 55.0)
     # the local paths do not exist here: warnings, not errors
     assert all("no such file or folder" in w.message for w in loaded.warnings)

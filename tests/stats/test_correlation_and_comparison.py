@@ -1,9 +1,11 @@
 # mypy: disable-error-code="operator"
-"""Correlation between measures (with the 5-model rule, Kraskov MI) and model comparison."""
+"""Correlation between measures (conclusive only where the corrected Kendall test can reach
+significance, Kraskov MI) and model comparison."""
 
 from __future__ import annotations
 
 import math
+from itertools import permutations
 
 import numpy as np
 import pytest
@@ -28,8 +30,44 @@ def test_fewer_than_five_models_is_inconclusive() -> None:
         _series("b"): {"m1": 2.0, "m2": 4.1, "m3": 5.9, "m4": 8.0},
     }
     (record,) = correlate_measures(values, seed=0)
+    # a perfect ranking of 4 models: exact Kendall p 2/4! = 0.083, the smallest there is
     assert record.n == 4 and not record.conclusive
+    assert record.kendall_p == pytest.approx(1 / 12) and record.kendall_p_floor == record.kendall_p
+    assert "smallest attainable corrected Kendall p is 0.0833 > alpha 0.05" in record.note
     assert "no correlation can be concluded" in record.note
+
+
+def test_five_models_conclude_alone_but_not_among_eight_holm_tests() -> None:
+    """With 5 models the exact Kendall test reaches 2/5! = 0.0167: one test can conclude;
+    among 8 tests Holm's smallest corrected p is 8 x 0.0167 = 0.133, so none can, while
+    Benjamini-Hochberg's is still 0.0167."""
+    models = [f"m{i}" for i in range(5)]
+    base = {m: float(i) for i, m in enumerate(models)}
+    (alone,) = correlate_measures({_series("a"): base, _series("b"): base}, seed=0)
+    assert alone.conclusive and alone.kendall_p_floor == pytest.approx(1 / 60)
+    series = {
+        _series(f"s{j}"): {m: float(i * (j + 1)) for i, m in enumerate(models)} for j in [0, 1]
+    }
+    series |= {_series(f"t{j}"): {m: float(-i) for i, m in enumerate(models)} for j in range(4)}
+    family = {_series("s0"), _series("s1")}
+
+    def family_of(x: MeasureSeries, y: MeasureSeries) -> str:
+        return "cross" if (x in family) != (y in family) else "other"
+
+    for correction, floor, conclusive in (("holm", 8 / 60, False), ("bh", 1 / 60, True)):
+        records = correlate_measures(
+            series,
+            seed=0,
+            correction=correction,
+            family_of=family_of,  # type: ignore[arg-type]
+        )
+        cross = [r for r in records if r.test_family == "cross"]
+        assert len(cross) == 8 and {r.family_size for r in cross} == {8}
+        assert all(r.kendall_p == pytest.approx(1 / 60) for r in cross)
+        assert all(r.kendall_p_floor == pytest.approx(floor) for r in cross)
+        assert all(r.conclusive is conclusive for r in cross)
+        expected = min(1.0, 8 / 60) if correction == "holm" else 1 / 60
+        assert all(r.kendall_p_corrected == pytest.approx(expected) for r in cross)
 
 
 def test_monotone_measures_correlate_and_missing_models_are_left_out() -> None:
@@ -70,6 +108,10 @@ def test_series_are_keyed_by_measure_and_dataset_not_label() -> None:
     b = MeasureSeries(measure=PluginId.of("kls"), dataset="toy", label="other")
     assert a == b and {a: 1}[b] == 1
     assert a != MeasureSeries(measure=PluginId.of("kls"), dataset="crows", label="one")
+    by_scorer = MeasureSeries(
+        measure=PluginId.of("kls"), dataset="toy", label="one", scorer=PluginId.of("sss")
+    )
+    assert by_scorer != a and by_scorer == by_scorer.model_copy(update={"label": "x"})
 
 
 def test_kraskov_mi_matches_the_gaussian_closed_form() -> None:
@@ -162,3 +204,34 @@ def test_comparison_refuses_measures_without_an_ideal() -> None:
             n_bootstrap=10,
             seed=0,
         )
+
+
+def test_spearman_p_is_exact_up_to_eight_models() -> None:
+    """scipy's t approximation gives p = 0 for a perfect ranking of 4 models; the exact
+    permutation p-value is 2/4! = 1/12, as Kendall's."""
+    from scipy import stats
+
+    from audit.stats.correlation import exact_spearman_p
+
+    values = {
+        _series("a"): {f"m{i}": float(i) for i in range(4)},
+        _series("b"): {f"m{i}": float(-(i**2)) for i in range(4)},
+    }
+    (record,) = correlate_measures(values, seed=0)
+    assert record.spearman_rho == pytest.approx(-1.0)
+    assert record.spearman_p == pytest.approx(1 / 12)
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=6), rng.normal(size=6)
+    # by brute force: scipy's rho of every one of the 720 pairings
+    observed = abs(stats.spearmanr(x, y).statistic)
+    rhos = [abs(stats.spearmanr(x, y[list(order)]).statistic) for order in permutations(range(6))]
+    reference = sum(r >= observed - 1e-12 for r in rhos) / len(rhos)
+    assert exact_spearman_p(x, y) == pytest.approx(reference)
+    # from 9 models on, scipy's p-value
+    nine = {
+        _series("a"): {f"m{i}": float(v) for i, v in enumerate(rng.normal(size=9))},
+        _series("b"): {f"m{i}": float(v) for i, v in enumerate(rng.normal(size=9))},
+    }
+    (big,) = correlate_measures(nine, seed=0)
+    xs, ys = (list(nine[s].values()) for s in nine)
+    assert big.spearman_p == pytest.approx(stats.spearmanr(xs, ys).pvalue)
