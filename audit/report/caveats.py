@@ -7,8 +7,8 @@ from collections.abc import Callable
 from audit.ids import PluginId
 from audit.report.formatting import fmt_p, group_name, plain, plural
 from audit.report.index import MeasurementIndex, unique
-from audit.report.lm_cost import lm_quality_caveat
 from audit.report.intrinsic_extrinsic import correlation_sentence, extrinsic_correlations
+from audit.report.lm_cost import lm_quality_caveat
 from audit.report.model import Caveat
 from audit.report.studies import StudyData
 from audit.results import Measurement, VariantRecord
