@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from audit.data.builtin.seat import SeatTest, bias_type_of
+from audit.data.seat_tests import SeatTest, bias_type_of
 from audit.measures.seat import SeatStatistic, seat_statistic
 from audit.measures.seat_options import SeatOptions
 
@@ -81,3 +81,16 @@ def mean_absolute_effect(results: Sequence[SeatTestResult], bias_type: str) -> f
         if result.bias_type == bias_type and result.statistic.effect_size is not None
     ]
     return sum(sizes) / len(sizes) if sizes else None
+
+
+class SeatMeasure:
+    """The registered `seat` measure (shape `sentence_sets`): a model and SEAT tests in,
+    one result per test out."""
+
+    def compute_seat(
+        self, model: LoadedModel, tests: Sequence[SeatTest], options: SeatOptions, *, seed: int
+    ) -> list[SeatTestResult]:
+        return run_seat(model, tests, options, seed=seed)
+
+
+SEAT = SeatMeasure()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from audit.data.builtin.seat import (
+from audit.data.seat_tests import (
     BIAS_TYPE_TESTS,
     SHA256,
     load_seat_tests,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from audit.data.builtin.seat import load_seat_tests
+from audit.data.seat_tests import load_seat_tests
 from audit.measures.seat import seat_statistic
 from audit.measures.seat_options import SeatOptions
 from audit.measures.seat_run import run_seat, seed_of_test
