@@ -33,7 +33,14 @@ ROLES = ("targ1", "targ2", "attr1", "attr2")
 #: The tests bias-bench reports per bias type (its experiments' GENDER_TESTS,
 #: RACE_TESTS and RELIGION_TESTS), the default selection of `bias_type_tests`.
 BIAS_TYPE_TESTS: Mapping[str, tuple[str, ...]] = {
-    "gender": ("sent-weat6", "sent-weat6b", "sent-weat7", "sent-weat7b", "sent-weat8", "sent-weat8b"),
+    "gender": (
+        "sent-weat6",
+        "sent-weat6b",
+        "sent-weat7",
+        "sent-weat7b",
+        "sent-weat8",
+        "sent-weat8b",
+    ),
     "race": (
         "sent-angry_black_woman_stereotype",
         "sent-angry_black_woman_stereotype_b",
@@ -48,22 +55,54 @@ BIAS_TYPE_TESTS: Mapping[str, tuple[str, ...]] = {
 
 #: sha256 of every test file of the pinned release (test name -> digest).
 SHA256: Mapping[str, str] = {
-    "angry_black_woman_stereotype": "06ac61a1054ff82596a4b713e1acc5d800e5b70e84b1dd24d9e32231854e8828",
-    "angry_black_woman_stereotype_b": "69844f32f32f1f33264446d5a8ff75b11e896719c6627e8721a2e3153c493b9d",
-    "heilman_double_bind_competent_1+3-": "21924ce01aaee12162d8833e4f1dc5c3c332ebbbc720e7736ef554851cf1e4d2",
-    "heilman_double_bind_competent_1-": "08d78185021e1dc899ca349759906d42a74d245de62a624ca7cf24853c85f936",
-    "heilman_double_bind_competent_1": "83260f3683107446d18f20d1653a63cf53e30660fb800b4419719c0548d81c5e",
-    "heilman_double_bind_competent_one_sentence": "472b008cdeaebc97287e25dda29cee80fbcfdf976bbdcc267a9789c39580b2bf",
-    "heilman_double_bind_competent_one_word": "2926a59745fa07c4069cdfe5eec3153b3a1eb43e1edeefe41667765f2b87a32f",
-    "heilman_double_bind_likable_1+3-": "7bae0867001c671175d1582e1607fa16fbf3268a4862d68ee05b8b0a046c5663",
-    "heilman_double_bind_likable_1-": "aa3c3b26c8059b7f6318b37f1d1133161dc0b28531f9f2e797acbf46c1c219ca",
-    "heilman_double_bind_likable_1": "ebfc4ce95c6687a96d8cecdd453c51b252803b1cd94c98efccb4860a5612f139",
-    "heilman_double_bind_likable_one_sentence": "76a61eade11c46470d40746a45fff48235339aebe6302a00e7edeb95c6498a06",
-    "heilman_double_bind_likable_one_word": "47566cb0cf9a96a102f96a8b4f5fa1a7ff5108fc9d51b7564adcae30f4031ae4",
-    "sent-angry_black_woman_stereotype": "d421fb37fbac73184d60a73b95b5585cfc9bf0683b8100a57cd87d6d1c149588",
-    "sent-angry_black_woman_stereotype_b": "95b0bf8cde740bcd5241af89a217687dcf0a13bb48db8a628a49872df9bb1505",
-    "sent-heilman_double_bind_competent_one_word": "cc99565db26eaea3b09fe73b93109a6c3c11decb7b320f73942abdd7f60fa5d4",
-    "sent-heilman_double_bind_likable_one_word": "f3bb2f8e41caec232262ca3eec86ad4d773e1cb6fa5d0e33c7a863dccd40db7a",
+    "angry_black_woman_stereotype": (
+        "06ac61a1054ff82596a4b713e1acc5d800e5b70e84b1dd24d9e32231854e8828"
+    ),
+    "angry_black_woman_stereotype_b": (
+        "69844f32f32f1f33264446d5a8ff75b11e896719c6627e8721a2e3153c493b9d"
+    ),
+    "heilman_double_bind_competent_1+3-": (
+        "21924ce01aaee12162d8833e4f1dc5c3c332ebbbc720e7736ef554851cf1e4d2"
+    ),
+    "heilman_double_bind_competent_1-": (
+        "08d78185021e1dc899ca349759906d42a74d245de62a624ca7cf24853c85f936"
+    ),
+    "heilman_double_bind_competent_1": (
+        "83260f3683107446d18f20d1653a63cf53e30660fb800b4419719c0548d81c5e"
+    ),
+    "heilman_double_bind_competent_one_sentence": (
+        "472b008cdeaebc97287e25dda29cee80fbcfdf976bbdcc267a9789c39580b2bf"
+    ),
+    "heilman_double_bind_competent_one_word": (
+        "2926a59745fa07c4069cdfe5eec3153b3a1eb43e1edeefe41667765f2b87a32f"
+    ),
+    "heilman_double_bind_likable_1+3-": (
+        "7bae0867001c671175d1582e1607fa16fbf3268a4862d68ee05b8b0a046c5663"
+    ),
+    "heilman_double_bind_likable_1-": (
+        "aa3c3b26c8059b7f6318b37f1d1133161dc0b28531f9f2e797acbf46c1c219ca"
+    ),
+    "heilman_double_bind_likable_1": (
+        "ebfc4ce95c6687a96d8cecdd453c51b252803b1cd94c98efccb4860a5612f139"
+    ),
+    "heilman_double_bind_likable_one_sentence": (
+        "76a61eade11c46470d40746a45fff48235339aebe6302a00e7edeb95c6498a06"
+    ),
+    "heilman_double_bind_likable_one_word": (
+        "47566cb0cf9a96a102f96a8b4f5fa1a7ff5108fc9d51b7564adcae30f4031ae4"
+    ),
+    "sent-angry_black_woman_stereotype": (
+        "d421fb37fbac73184d60a73b95b5585cfc9bf0683b8100a57cd87d6d1c149588"
+    ),
+    "sent-angry_black_woman_stereotype_b": (
+        "95b0bf8cde740bcd5241af89a217687dcf0a13bb48db8a628a49872df9bb1505"
+    ),
+    "sent-heilman_double_bind_competent_one_word": (
+        "cc99565db26eaea3b09fe73b93109a6c3c11decb7b320f73942abdd7f60fa5d4"
+    ),
+    "sent-heilman_double_bind_likable_one_word": (
+        "f3bb2f8e41caec232262ca3eec86ad4d773e1cb6fa5d0e33c7a863dccd40db7a"
+    ),
     "sent-religion1": "39eceaa76103c32772bf6d13e78686a10272754e821c3197d07cf2bd4cee34e2",
     "sent-religion1b": "baddaead03ed69f50bb29ac3130108ca753fb6933ed0de435d3146403b51fbf5",
     "sent-religion2": "692ca32dc36305d34792aea17b9b1e3d520fe0f3c686f59d34159c9cfb3cdb2a",

@@ -60,9 +60,7 @@ def unit_rows(vectors: np.ndarray) -> np.ndarray:
     return rows / norms
 
 
-def associations(
-    targets: np.ndarray, attr_a: np.ndarray, attr_b: np.ndarray
-) -> np.ndarray:
+def associations(targets: np.ndarray, attr_a: np.ndarray, attr_b: np.ndarray) -> np.ndarray:
     """s(w, A, B) for every row w of `targets` (rows: vectors, any length)."""
     w = unit_rows(targets)
     return (w @ unit_rows(attr_a).T).mean(axis=1) - (w @ unit_rows(attr_b).T).mean(axis=1)

@@ -45,9 +45,7 @@ def run_seat(
     from audit.scoring.sentence_vectors import sentence_vectors
 
     texts = list(dict.fromkeys(text for test in tests for text in test.texts()))
-    vectors = sentence_vectors(
-        model, texts, pooling=options.pooling, batch_size=options.batch_size
-    )
+    vectors = sentence_vectors(model, texts, pooling=options.pooling, batch_size=options.batch_size)
     row = {text: index for index, text in enumerate(texts)}
     results = []
     for test in tests:

@@ -128,9 +128,11 @@ def seat_chart(rows: Sequence[SeatRow], *, alpha: float) -> Chart | None:
         shape=alt.Shape("significance:N", title="One-sided p"),
         tooltip=["test:N", "model:N", alt.Tooltip("d:Q", format=".3f"), "p:Q"],
     )
-    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(
-        color="#555555", strokeDash=[4, 3]
-    ).encode(x="zero:Q")
+    zero = (
+        alt.Chart(pd.DataFrame({"zero": [0.0]}))
+        .mark_rule(color="#555555", strokeDash=[4, 3])
+        .encode(x="zero:Q")
+    )
     height = len(tests) * (7 * len(models) + 8)
     chart = alt.layer(zero, points).properties(width=WIDTH - 170, height=height)
     return Chart(

@@ -10,9 +10,9 @@ import pytest
 from audit.data.seat_tests import (
     BIAS_TYPE_TESTS,
     SHA256,
+    bias_type_tests,
     load_seat_tests,
     read_seat_test,
-    bias_type_tests,
 )
 from audit.errors import DataError
 
