@@ -23,6 +23,7 @@ from audit.measures.options import (
     NormalityOptions,
     SafetyScoreOptions,
 )
+from audit.measures.seat_options import SeatOptions
 from audit.registry import PluginEntry, Registry
 
 
@@ -390,5 +391,65 @@ register_measure(
     limitations=(
         "Counts words, not meanings: 'he' in a quotation counts like any other 'he'.",
         "Depends on the word lists; undefined when either list never occurs.",
+    ),
+)
+
+register_measure(
+    name="seat",
+    title="SEAT effect size (sentence encoder association test)",
+    shape="sentence_sets",
+    roles=("intrinsic",),
+    ideal_value=0.0,
+    options=SeatOptions,
+    target="audit.measures.seat_run:SEAT",
+    what=(
+        "Per SEAT test (May et al. 2019; WEAT, Caliskan et al. 2017, on sentence vectors): "
+        "targets X, Y (equal sizes) and attributes A, B, each a set of sentences; "
+        "s(w, A, B) = mean_{a in A} cos(w, a) - mean_{b in B} cos(w, b); effect size "
+        "d = [mean_{x in X} s(x, A, B) - mean_{y in Y} s(y, A, B)] / std_{w in X u Y} "
+        "s(w, A, B), the sample standard deviation (n - 1). p-value: one-sided permutation "
+        "test, the share of equal-size partitions (X_i, Y_i) of X u Y whose "
+        "sum_{x in X_i} s(x, A, B) is at least the observed one (ties count, as in the "
+        "reference): exact over all C(2n, n) partitions when there are at most `n_samples` "
+        "(default 100,000 as in bias-bench: up to 9 targets a set, so the word tests), else "
+        "n_samples - 1 seeded random partitions plus one counted without drawing, "
+        "p = (1 + count) / n_samples (bias-bench's rule: p >= 1/n_samples). Each test's seed "
+        "comes from the audit's seed and the test's name. Sentence vectors as bias-bench "
+        "takes them: the mean of the model's last hidden state (its LM head left out) over "
+        "every token, special tokens included (`pooling: mean`), or the first token's state "
+        "([CLS]; `pooling: first`), scaled to length 1. Reported per test with its p-value and "
+        "the sizes of X, Y, A and B; per bias type, bias-bench's summary, the mean |d| over "
+        "its tests (gender: sent-weat6, 6b, 7, 7b, 8, 8b; race: sent-angry_black_woman_"
+        "stereotype(_b), sent-weat3, 3b, 4, 5, 5b; religion: sent-religion1, 1b, 2, 2b)."
+    ),
+    inputs=(
+        "SEAT test files (targ1, targ2, attr1, attr2 with examples; bias-bench's release in "
+        "<data dir>/seat/) and a masked or causal LM's last hidden states."
+    ),
+    direction=(
+        "Positive d: X is closer to A (and Y to B) than the other way round, e.g. male names "
+        "to career and female names to family in sent-weat6; negative: the reverse. "
+        "A small p-value says the association is unlikely under random relabelling of X u Y."
+    ),
+    ideal="0 (no differential association); |d| is read like Cohen's d (0.2 small, 0.8 large)",
+    citation=(
+        "May, Wang, Bordia, Bowman & Rudinger 2019, On Measuring Social Biases in Sentence "
+        "Encoders (NAACL); Caliskan, Bryson & Narayanan 2017 (Science); tests and code as in "
+        "Meade, Poole-Dayan & Reddy 2022, bias-bench (ACL)"
+    ),
+    limitations=(
+        "Measures geometry, not behaviour: May et al. 2019 found mixed results and doubt "
+        "that cosine similarity suits contextual encoders, and SEAT disagrees with other "
+        "bias measures of the same models (Delobelle et al. 2022, Measuring Fairness with "
+        "Biased Rulers, NAACL).",
+        "The sentence vector of a masked LM is not what it was trained to produce; the "
+        "pooling (mean or first token) can change the sign of d.",
+        "Sentences are bleached templates ('This is John.'): the association of a handful of "
+        "names or words, not of realistic text.",
+        "A sampled p-value is exact only to about 1/n_samples and not equal to bias-bench's "
+        "draws (another random generator); the exact test is reproduced exactly.",
+        "No correction for testing many tests: with 17 tests at 0.05, about one is "
+        "'significant' by chance.",
+        _INTRINSIC_ALONE,
     ),
 )

@@ -53,7 +53,7 @@ def test_card_is_complete(name: str) -> None:
         assert text.strip()
     assert card.ideal.strip() and card.citation.strip()
     assert card.limitations and all(item.strip() for item in card.limitations)
-    assert card.shape in {"pairs", "labelled", "corpus"}
+    assert card.shape in {"pairs", "labelled", "corpus", "sentence_sets"}
     assert (card.ideal_value is None) == (name == "normality")
 
 
@@ -77,6 +77,10 @@ def test_implementation_fits_its_shape(name: str) -> None:
     if entry.shape == "corpus":
         assert isinstance(load_corpus_measure(name), CorpusMeasure)
         with pytest.raises(TypeError, match="corpus"):
+            load_measure(name)
+    elif entry.shape == "sentence_sets":
+        assert callable(getattr(MEASURES.load(name), "compute_seat", None))
+        with pytest.raises(TypeError, match="sentence_sets"):
             load_measure(name)
     else:
         measure = load_measure(name)
