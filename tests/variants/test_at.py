@@ -109,8 +109,7 @@ def test_debias_term_goes_to_zero_and_attribute_states_stay(
     assert summary.objective == "at"
     curve = summary.curve
     assert set(curve[0].terms) == {"debias", "regulariser"}
-    # The loss keeps a floor: the regulariser compares train-mode states (the model's own
-    # dropout) with the frozen original's eval-mode states.
+    # The loss does not go to 0: the regulariser grows as the states move.
     assert sum(p.loss for p in curve[-5:]) < 0.5 * sum(p.loss for p in curve[:5])
     assert curve[-1].terms["debias"] < 0.25 * curve[0].terms["debias"]
     assert debias_after < 0.1 * debias_before
@@ -267,7 +266,8 @@ def test_formula_terms_are_means_in_the_same_units(
     with torch.no_grad():  # a changed model, so that the states differ from the original
         model.bert.encoder.layer[0].output.dense.weight.add_(0.05)
     attributes = task.attributes[:4]
-    regulariser = float(task._regulariser(model, attributes))
+    with torch.no_grad():
+        regulariser = float(task._regulariser(model, attributes))
     total, count = 0.0, 0
     for row in attributes:
         batch = task._batch([row])

@@ -6,9 +6,10 @@ The reported terms are L_debias and L_reg before weighting. `compat`:
 
 `formula` (METHODS.md): each step reads a batch of target sentences (a target word, no
 attribute word) and a batch of attribute sentences (an attribute word) and trains on the
-weighted sum of both terms. Both terms are means in the same units (a squared length per
-hidden unit), so that the reference's weights (alpha 0.2, beta 0.8) weigh terms of the
-same size (docs/training.md, "Why means"):
+weighted sum of both terms, the model's forward passes in eval mode (no dropout: the
+regulariser measures drift from the original, not dropout noise). Both terms are means
+in the same units (a squared length per hidden unit), so that the reference's weights
+(alpha 0.2, beta 0.8) weigh terms of the same size (docs/training.md, "Why means"):
 - layers: the outputs of the N transformer layers (`first` = layer 1, `last` = layer N);
 - v_a^l: per attribute class a and layer l, the mean of the frozen original model's
   layer-l states over every token of the class's words in all attribute sentences,
@@ -407,8 +408,15 @@ class AttributeTargetTask:
                 Stream.ATTRIBUTE_ORDER,
             )
         ]
-        debias = self._debias(model, targets)
-        regulariser = self._regulariser(model, attributes)
+        # Eval mode (no dropout): the regulariser then measures the drift from the
+        # original, not the model's own dropout noise (docs/training.md, "Why means").
+        was_training = model.training
+        model.eval()
+        try:
+            debias = self._debias(model, targets)
+            regulariser = self._regulariser(model, attributes)
+        finally:
+            model.train(was_training)
         loss = self.alpha * debias + self.beta * regulariser
         tokens = sum(len(s.enc.ids) for s in (*targets, *attributes))
         return StepLoss(
