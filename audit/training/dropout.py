@@ -16,11 +16,16 @@ What is changed, per architecture (docs/training.md has the table):
 
 The config is never changed; every `p`, attribute and hook is restored or removed when the
 context ends, even on an error, so the saved model is the base architecture.
+
+`DropoutChanges.from_zero` says whether the model's own dropout was 0 wherever it was set
+(a model never trained with dropout, such as SmolLM2), and `set_share` runs the set
+dropout at a share of its value (`audit.training.dropout_ramp` ramps it in for such
+models).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -46,12 +51,48 @@ ATTENTION_ATTRIBUTE = "attention_dropout"
 
 @dataclass
 class DropoutChanges:
-    """What `dropout_applied` changed (for tests and docs)."""
+    """What `dropout_applied` changed (for tests and docs), whether the model's own
+    dropout was 0 at every place changed (`from_zero`), and the setters `set_share` runs."""
 
     attention_modules: list[str] = field(default_factory=list)
     attention_attributes: list[str] = field(default_factory=list)
     hidden_modules: list[str] = field(default_factory=list)
     hidden_hooks: list[str] = field(default_factory=list)
+    from_zero: bool = False
+    setters: list[Callable[[float], None]] = field(default_factory=list, repr=False)
+
+    def set_share(self, share: float) -> None:
+        """Run every changed dropout at `share` (0 to 1) of the value it was set to."""
+        for setter in self.setters:
+            setter(share)
+
+
+@dataclass
+class _Rate:
+    """The dropout probability a hook reads at each forward pass."""
+
+    p: float
+
+
+def _module_setter(module: nn.Dropout, p: float) -> Callable[[float], None]:
+    def setter(share: float) -> None:
+        module.p = p * share
+
+    return setter
+
+
+def _attribute_setter(module: nn.Module, p: float) -> Callable[[float], None]:
+    def setter(share: float) -> None:
+        setattr(module, ATTENTION_ATTRIBUTE, p * share)
+
+    return setter
+
+
+def _rate_setter(rate: _Rate, p: float) -> Callable[[float], None]:
+    def setter(share: float) -> None:
+        rate.p = p * share
+
+    return setter
 
 
 def _is_attention_dropout(name: str) -> bool:
@@ -62,13 +103,13 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _output_dropout(p: float) -> Any:
+def _output_dropout(rate: _Rate) -> Any:
     def hook(module: nn.Module, _args: Any, output: Any) -> Any:
         if isinstance(output, tuple):
-            first = nn.functional.dropout(output[0], p=p, training=module.training)
+            first = nn.functional.dropout(output[0], p=rate.p, training=module.training)
             return (first, *output[1:])
         if isinstance(output, torch.Tensor):
-            return nn.functional.dropout(output, p=p, training=module.training)
+            return nn.functional.dropout(output, p=rate.p, training=module.training)
         raise TypeError(f"cannot apply hidden dropout to a {type(output).__name__} output")
 
     return hook
@@ -109,10 +150,12 @@ def dropout_applied(
                     saved_p.append((module, module.p))
                     module.p = attention
                     changes.attention_modules.append(name)
+                    changes.setters.append(_module_setter(module, attention))
                 elif _is_number(getattr(module, ATTENTION_ATTRIBUTE, None)):
                     saved_attr.append((module, getattr(module, ATTENTION_ATTRIBUTE)))
                     setattr(module, ATTENTION_ATTRIBUTE, attention)
                     changes.attention_attributes.append(f"{name}.attention_dropout")
+                    changes.setters.append(_attribute_setter(module, attention))
             if not changes.attention_modules and not changes.attention_attributes:
                 raise AuditUserError(
                     f"dropout: no attention dropout found in {architecture}; the dropout "
@@ -128,6 +171,7 @@ def dropout_applied(
                     saved_p.append((module, module.p))
                     module.p = hidden
                     changes.hidden_modules.append(name)
+                    changes.setters.append(_module_setter(module, hidden))
             if not changes.hidden_modules:
                 targets = _hook_targets(model)
                 if len(targets) < 3:
@@ -137,8 +181,12 @@ def dropout_applied(
                         "DistilBERT-, GPT-2- and Llama-style models"
                     )
                 for name, module in targets:
-                    handles.append(module.register_forward_hook(_output_dropout(hidden)))
+                    rate = _Rate(hidden)
+                    handles.append(module.register_forward_hook(_output_dropout(rate)))
                     changes.hidden_hooks.append(name)
+                    changes.setters.append(_rate_setter(rate, hidden))
+        own = [p for _, p in saved_p] + [float(v) for _, v in saved_attr]
+        changes.from_zero = all(v == 0 for v in own)  # hooks: no dropout of its own
         yield changes
     finally:
         for handle in handles:

@@ -27,6 +27,7 @@ is noted for the interrupt's message (`audit.run_progress`); the fault point
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -255,14 +256,14 @@ def _status(
     ran: int,
     tokens: int,
 ) -> TrainingStatus:
-    """The progress report after step `done`: its loss and terms; the speed and ETA of
-    the `ran` steps and `tokens` of this session, in `elapsed` seconds."""
+    """The progress report after step `done`: its loss and the terms it computed; the
+    speed and ETA of the `ran` steps and `tokens` of this session, in `elapsed` seconds."""
     host = values.tolist()
     return TrainingStatus(
         step=done,
         total=total,
         loss=host[0],
-        terms=dict(zip(term_names, host[1:], strict=True)),
+        terms={n: v for n, v in zip(term_names, host[1:], strict=True) if not math.isnan(v)},
         tokens_per_s=tokens / elapsed if elapsed > 0 else 0.0,
         eta_s=elapsed / ran * (total - done) if ran else None,
         resumed_from=resumed,

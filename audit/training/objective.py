@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 class StepLoss(NamedTuple):
     """One step's loss (a scalar tensor with gradient), its named terms (scalar tensors,
-    no gradient) and the real tokens the trained model read."""
+    no gradient; NaN for a term the step did not compute) and the real tokens the
+    trained model read."""
 
     loss: torch.Tensor
     terms: dict[str, torch.Tensor]

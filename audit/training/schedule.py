@@ -21,6 +21,8 @@ class Stream(IntEnum):
     DROPOUT = 2  # the torch seed set before each step's forward pass
     ATTRIBUTE_ORDER = 3  # data order of AT's attribute sentences
     LORA_INIT = 4  # initial LoRA adapter weights
+    TERM_ORDER = 5  # AT reference: which term each step of a pass trains
+    ATTRIBUTE_VECTORS = 6  # AT reference: the attribute sentences behind a pass's vectors
 
 
 def derive_seed(seed: int, stream: Stream, index: int) -> int:
@@ -52,14 +54,6 @@ def batch_indices(n: int, batch_size: int, step: int, seed: int, stream: Stream)
         out.extend(int(i) for i in order[offset : offset + take])
         position += take
     return out
-
-
-def pass_starts(n: int, batch_size: int, step: int) -> bool:
-    """True when step `step` reads the first example of a pass over the `n` examples."""
-    if step == 0:
-        return True
-    first, last = step * batch_size, step * batch_size + batch_size - 1
-    return last // n != (first - 1) // n
 
 
 def lr_factor(step: int, total: int, warmup: float) -> float:

@@ -5,6 +5,11 @@ number (so a resumed training draws the same curve); each window becomes one `Cu
 with the mean loss and terms of its steps. Losses stay on the device until a window
 closes or a checkpoint is written: one host read per window, not per step.
 
+A term an objective did not compute at a step is NaN in that step's values (AT's
+`compat: reference` computes one term a step): a point's term is the mean over the steps
+of its window that computed it, and a point whose window never computed a term leaves it
+out. The loss itself is always the plain mean.
+
 The points are plain data (`CurvePoint`); each caller turns them into its record type
 (`audit.results.LossPoint` holds the same three fields).
 """
@@ -55,12 +60,16 @@ class LossTracker:
         if done % self.window == 0 or done == self.total:
             rows = self._read()
             self._host = []
-            means = [sum(col) / len(rows) for col in zip(*rows, strict=True)]
+            losses, *terms = zip(*rows, strict=True)
+            computed = {
+                name: [v for v in column if not math.isnan(v)]
+                for name, column in zip(self.term_names, terms, strict=True)
+            }
             self.curve.append(
                 CurvePoint(
                     step=done,
-                    loss=means[0],
-                    terms=dict(zip(self.term_names, means[1:], strict=True)),
+                    loss=sum(losses) / len(losses),
+                    terms={name: sum(vs) / len(vs) for name, vs in computed.items() if vs},
                 )
             )
 

@@ -21,6 +21,7 @@ from audit.errors import AuditUserError
 from audit.results import TrainingSummary
 from audit.training.device import device_label, isolated_rng, left_for_inference
 from audit.training.dropout import dropout_applied
+from audit.training.dropout_ramp import DropoutRamp
 from audit.training.loop import run_loop
 from audit.training.lora import lora_adapters, require_peft
 from audit.training.objective import TrainingObjective
@@ -150,18 +151,21 @@ def train_model(
                 device=device,
             )
         )
+        total = settings.total_steps(data.n_examples())
         try:
             with (
                 left_for_inference(model),
                 dropout_applied(
                     model, attention=objective.attention_dropout, hidden=objective.hidden_dropout
-                ),
+                ) as dropout,
                 lora_adapters(model, settings.lora, seed),
             ):
+                # A model never trained with dropout gets it ramped in (`dropout_ramp`).
+                ramped = DropoutRamp(task, dropout, total) if dropout.from_zero else None
                 result = run_loop(
                     model,
-                    task,
-                    total=settings.total_steps(data.n_examples()),
+                    task if ramped is None else ramped,
+                    total=total,
                     settings=settings,
                     seed=seed,
                     identity=identity,

@@ -1,8 +1,11 @@
 """AT (Kaneko & Bollegala 2021) on tiny models: the debias term goes towards zero while the
-regulariser keeps the attribute words' states near the original; both compat modes."""
+regulariser keeps the attribute words' states near the original and the model's
+pseudo-perplexity near the base's; the formula's terms are means; the reference mode
+trains one term a step, as the reference code does."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -10,16 +13,23 @@ import pytest
 import torch
 
 from audit.errors import AuditUserError
+from audit.models.loaded import LoadedModel
+from audit.scoring.masked.scorers import PLL_SCORER
+from audit.scoring.options import MaskedOptions
 from audit.training.encode import encode_sentences
+from audit.training.schedule import Stream
 from audit.variants.methods.at_loss import (
+    DEBIAS_STEP,
     AttributeTargetTask,
+    fresh_batch,
     locate,
+    reference_kind,
     reference_weights,
 )
 from audit.variants.objective import ObjectiveSetup
 from audit.variants.settings import TrainingSpec
 from audit.variants.trainer import Objective, TrainingData, train_model
-from tests.variants.tiny_lm import NEUTRAL, OCCUPATIONS, gendered_sentences, load
+from tests.variants.tiny_lm import CORPUS, NEUTRAL, OCCUPATIONS, gendered_sentences, load
 
 CPU = torch.device("cpu")
 DATA = TrainingData(
@@ -38,7 +48,9 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"masked": save_probe_bert(root / "bert"), "causal": save_probe_llama(root / "llama")}
 
 
-def _task(model: Any, tokenizer: Any, model_type: str, objective: Objective) -> Any:
+def _task(
+    model: Any, tokenizer: Any, model_type: str, objective: Objective, batch_size: int = 8
+) -> Any:
     return AttributeTargetTask(
         ObjectiveSetup(
             model=model,
@@ -46,7 +58,7 @@ def _task(model: Any, tokenizer: Any, model_type: str, objective: Objective) -> 
             model_type=model_type,  # type: ignore[arg-type]
             objective=objective,
             data=DATA,
-            batch_size=8,
+            batch_size=batch_size,
             max_length=64,
             seed=1,
             device=CPU,
@@ -97,8 +109,9 @@ def test_debias_term_goes_to_zero_and_attribute_states_stay(
     assert summary.objective == "at"
     curve = summary.curve
     assert set(curve[0].terms) == {"debias", "regulariser"}
-    assert sum(p.loss for p in curve[-5:]) < 0.2 * sum(p.loss for p in curve[:5])
-    assert curve[-1].terms["debias"] < 0.1 * curve[0].terms["debias"]
+    # The loss does not go to 0: the regulariser grows as the states move.
+    assert sum(p.loss for p in curve[-5:]) < 0.5 * sum(p.loss for p in curve[:5])
+    assert curve[-1].terms["debias"] < 0.25 * curve[0].terms["debias"]
     assert debias_after < 0.1 * debias_before
     assert distance < 0.15, "the regulariser keeps the attribute words' states"
 
@@ -137,8 +150,10 @@ def test_every_mode_trains(
     )
     first, last = summary.curve[0].terms, summary.curve[-1].terms
     assert all(torch.isfinite(torch.tensor(list(t.values()))).all() for t in (first, last))
-    debias = [p.terms["debias"] for p in summary.curve]
-    assert sum(debias[-4:]) < 0.5 * sum(debias[:4])
+    # The reference trains one term a step: the debias term of the steps that trained it.
+    debias = [p.terms["debias"] for p in summary.curve if "debias" in p.terms]
+    assert len(debias) >= 6
+    assert sum(debias[-3:]) < 0.5 * sum(debias[:3])
 
 
 def test_vector_spaces_of_the_two_modes(dirs: dict[str, Path]) -> None:
@@ -153,7 +168,7 @@ def test_vector_spaces_of_the_two_modes(dirs: dict[str, Path]) -> None:
         states = model.bert(**encoded, output_hidden_states=True).hidden_states[-1]
     assert torch.allclose(vectors[0, -1], states[:, 1].mean(dim=0), atol=1e-5)
     reference = _task(model, tokenizer, "masked", Objective(kind="at", at_compat="reference"))
-    assert reference._reference_vectors(model).shape == (2, layers + 1, hidden)
+    assert reference._reference_vectors(model, 0).shape == (2, layers + 1, hidden)
 
 
 def test_reference_weights_reproduce_the_one_hot_table() -> None:
@@ -221,3 +236,156 @@ def test_missing_words_are_user_errors(dirs: dict[str, Path]) -> None:
                 objective=Objective(kind="at", at_compat="reference"), data=no_targets, **kwargs
             )
         )
+
+
+# -- the formula's terms are means --------------------------------------------------------
+
+
+def test_formula_terms_are_means_in_the_same_units(
+    dirs: dict[str, Path],
+) -> None:
+    model, tokenizer = load(dirs["masked"], "masked")
+    task = _task(model, tokenizer, "masked", Objective(kind="at"))
+    task.vectors = task._formula_vectors()
+    rows = task.targets[:3]
+    with torch.no_grad():
+        debias = float(task._debias(model, rows))
+    squares: list[float] = []
+    for row in rows:
+        with torch.no_grad():
+            states = task._hidden(model, task._batch([row]))  # one sentence: no padding
+        for i in range(len(row.enc.ids)):
+            if row.enc.special[i]:
+                continue
+            for layer, h in enumerate(states):
+                for c in range(len(task.classes)):
+                    v = task.vectors[c, layer]
+                    squares.append(float(v @ h[0, i]) ** 2 / float(v @ v) / v.numel())
+    assert debias == pytest.approx(sum(squares) / len(squares), rel=1e-5)
+
+    with torch.no_grad():  # a changed model, so that the states differ from the original
+        model.bert.encoder.layer[0].output.dense.weight.add_(0.05)
+    attributes = task.attributes[:4]
+    with torch.no_grad():
+        regulariser = float(task._regulariser(model, attributes))
+    total, count = 0.0, 0
+    for row in attributes:
+        batch = task._batch([row])
+        with torch.no_grad():
+            now, before = task._hidden(model, batch), task._hidden(task.frozen, batch)
+        for p in row.positions():
+            for h, h0 in zip(now, before, strict=True):
+                total += float(((h[0, p] - h0[0, p]) ** 2).sum())
+                count += h.shape[-1]
+    assert regulariser > 0
+    assert regulariser == pytest.approx(total / count, rel=1e-5)
+
+
+# -- the reference's step structure ---------------------------------------------------------
+
+
+def test_reference_steps_train_one_term_on_one_kind_each(dirs: dict[str, Path]) -> None:
+    model, tokenizer = load(dirs["masked"], "masked")
+    objective = Objective(kind="at", at_compat="reference")
+    task = _task(model, tokenizer, "masked", objective, batch_size=2)
+    # 7 sentences per class, batches of 2: 3 steps of each kind in a pass of 9.
+    assert task.per_kind == 3
+    kinds = [reference_kind(s, task.per_kind, 3, task.seed) for s in range(27)]
+    passes = [kinds[i : i + 9] for i in range(0, 27, 9)]
+    assert all(sorted(p) == [0, 0, 0, 1, 1, 1, 2, 2, 2] for p in passes)
+    assert len({tuple(p) for p in passes}) > 1, "each pass has its own seeded order"
+
+    model.eval()  # no dropout: each step's loss is recomputed exactly below
+    vectors_at: list[int] = []
+    for step in range(10):
+        result = task.step_loss(model, step)
+        vectors_at.append(id(task.vectors))
+        kind = kinds[step]
+        if kind == DEBIAS_STEP:
+            order = fresh_batch(len(task.targets), 2, task.seed, Stream.ORDER, step)
+            term = task._debias(model, [task.targets[i] for i in order])
+            assert math.isnan(float(result.terms["regulariser"]))
+            assert torch.equal(result.terms["debias"], term)
+            assert torch.allclose(result.loss, objective.at_alpha * term)
+        else:
+            found = task.by_class[task.classes[kind - 1]]
+            order = fresh_batch(len(found), 2, task.seed, Stream.ATTRIBUTE_ORDER, step)
+            rows = [found[i] for i in order]
+            assert {r.classes[0] for r in rows} == {task.classes[kind - 1]}
+            term = task._regulariser(model, rows)
+            assert math.isnan(float(result.terms["debias"]))
+            assert torch.allclose(result.loss, objective.at_beta * term)
+    # The vectors are taken again at the start of every pass (steps 0 and 9) only.
+    assert len(set(vectors_at[:9])) == 1 and vectors_at[9] != vectors_at[0]
+
+
+def test_reference_curve_keeps_each_term_of_the_steps_that_computed_it(
+    dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    model, tokenizer = load(dirs["masked"], "masked")
+    summary = _train(
+        model, tokenizer, "masked", Objective(kind="at", at_compat="reference"), tmp_path
+    )
+    points = summary.curve
+    assert len(points) == 40 and all(p.terms for p in points)
+    # One step per point: each point holds the one term its step trained.
+    assert all(len(p.terms) == 1 for p in points)
+    assert {name for p in points for name in p.terms} == {"debias", "regulariser"}
+    for p in points:
+        ((name, value),) = p.terms.items()
+        weight = 0.2 if name == "debias" else 0.8
+        assert p.loss == pytest.approx(weight * value, rel=1e-6)
+
+
+# -- the language model survives -------------------------------------------------------------
+
+HELD_OUT = (
+    "the teacher helps the patient .",
+    "the lawyer reads a book .",
+    "the artist works at the hospital .",
+    "the doctor counts the money .",
+    "the engineer talks to the judge .",
+    "a friend paints a picture .",
+)
+
+
+def _pseudo_perplexity(model: Any, tokenizer: Any) -> float:
+    """exp of minus the mean per-token PLL over the held-out sentences."""
+    loaded = LoadedModel("tiny", "masked", model.eval(), tokenizer, CPU, None, "tiny")
+    scores = PLL_SCORER.score_sentences(
+        loaded, HELD_OUT, options=MaskedOptions(), progress=lambda _n: None
+    )
+    return math.exp(-sum(s.score for s in scores) / sum(s.n_tokens for s in scores))
+
+
+def test_at_lowers_the_debias_term_and_keeps_the_pseudo_perplexity(
+    dirs: dict[str, Path], tmp_path: Path
+) -> None:
+    model, tokenizer = load(dirs["masked"], "masked")
+    # First a tiny LM that has learnt its corpus, so that damage can show.
+    train_model(
+        model,
+        tokenizer,
+        model_type="masked",
+        objective=Objective(kind="lm"),
+        data=TrainingData(sentences=tuple(CORPUS)),
+        settings=TrainingSpec(steps=300, learning_rate=5e-3, batch_size=8, seed=1),
+        work_dir=tmp_path / "lm",
+        device=CPU,
+    )
+    base = _pseudo_perplexity(model, tokenizer)
+    assert base < 0.2 * len(tokenizer), "the tiny LM has learnt its corpus"
+    learnt = {k: v.clone() for k, v in model.state_dict().items()}
+
+    def at(beta: float, work: str) -> tuple[float, float]:
+        model.load_state_dict(learnt)
+        probe = _task(model, tokenizer, "masked", Objective(kind="at"))
+        probe.vectors = probe._formula_vectors()
+        before, _ = _measure(probe, model)
+        _train(model, tokenizer, "masked", Objective(kind="at", at_beta=beta), tmp_path / work)
+        after, _ = _measure(probe, model)
+        return after / before, _pseudo_perplexity(model, tokenizer)
+
+    debias_ratio, pppl = at(0.8, "at")
+    assert debias_ratio < 0.5, "AT lowers its debias term"
+    assert pppl <= 1.1 * base, f"pseudo-perplexity {pppl:.2f} against the base's {base:.2f}"

@@ -1,5 +1,6 @@
 """Dropout debiasing: attention dropout 0.15 and hidden dropout 0.2 while training, the
-model's own architecture and values afterwards."""
+model's own architecture and values afterwards; ramped in for a model never trained with
+dropout."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from torch import nn
 
 from audit.errors import AuditUserError
 from audit.training.dropout import dropout_applied
+from audit.training.dropout_ramp import ramp_share, ramp_steps
 from audit.variants.settings import TrainingSpec
 from audit.variants.trainer import Objective, TrainingData, TrainingStatus, train_model
 from tests.models.tiny import TINY_BUILDERS, TINY_CORPUS
@@ -137,6 +139,57 @@ def test_hooks_are_removed_when_training_fails(tiny: dict[str, Path], tmp_path: 
     assert all(
         m.attention_dropout == 0.0 for m in model.modules() if hasattr(m, "attention_dropout")
     )
+
+
+def test_the_ramp_rises_linearly_over_half_the_steps() -> None:
+    assert ramp_steps(8) == 4 and ramp_steps(1) == 1 and ramp_steps(60) == 30
+    assert [ramp_share(s, 8) for s in range(8)] == [0.25, 0.5, 0.75, 1, 1, 1, 1, 1]
+    assert ramp_share(0, 1) == 1.0
+
+
+def _attention_rates(model: nn.Module) -> list[float]:
+    return [
+        float(m.attention_dropout) for m in model.modules() if type(m).__name__ == "LlamaAttention"
+    ]
+
+
+def test_a_model_never_trained_with_dropout_gets_it_ramped_in(
+    tiny: dict[str, Path], tmp_path: Path
+) -> None:
+    llama, tokenizer = load(tiny["llama"], "causal")
+    with dropout_applied(llama, attention=0.15, hidden=0.2) as changes:
+        assert changes.from_zero, "Llama: attention_dropout 0 and no dropout module"
+        changes.set_share(0.5)
+        assert set(_attention_rates(llama)) == {0.075}
+    bert, _ = load(tiny["bert"], "masked")
+    with dropout_applied(bert, attention=0.15, hidden=0.2) as changes:
+        assert not changes.from_zero, "BERT was trained with dropout 0.1"
+
+    rates: list[float] = []
+    hidden: list[torch.Tensor] = []
+    ids = torch.tensor([[1, 5, 6, 7, 8, 9]])
+
+    def progress(_status: TrainingStatus) -> None:
+        rates.extend(set(_attention_rates(llama)))
+        with torch.no_grad():  # what the hidden-dropout hooks drop at this share
+            torch.manual_seed(0)
+            embeddings = llama.get_input_embeddings()(ids)
+            hidden.append((embeddings == 0).float().mean())
+
+    train_model(
+        llama,
+        tokenizer,
+        model_type="causal",
+        objective=DROPOUT,
+        data=TrainingData(sentences=tuple(TINY_CORPUS)),
+        settings=TrainingSpec(steps=8, batch_size=4, seed=0),
+        work_dir=tmp_path,
+        device=torch.device("cpu"),
+        progress=progress,
+    )
+    assert rates == pytest.approx([0.15 * r for r in (0.25, 0.5, 0.75, 1, 1, 1, 1, 1)])
+    assert float(hidden[0]) < float(hidden[-1]), "the hidden dropout rises too"
+    assert set(_attention_rates(llama)) == {0.0}
 
 
 class _NoDropout(nn.Module):

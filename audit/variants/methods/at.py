@@ -1,7 +1,7 @@
 """AT, all-layer token-level debiasing (Kaneko & Bollegala 2021): the corpus split into
 target sentences (a target word and no attribute word) and attribute sentences (an
-attribute word); attribute words are both gender lists, targets the debiaswe professions
-that are not gendered by definition (or a user list)."""
+attribute word), as the reference code splits it; attribute words are both gender lists,
+targets the reference's stereotype words (`at_targets`) or a user list."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from audit.data.builtin.professions import DEFINITIONAL_LIMIT
 from audit.errors import AuditUserError
+from audit.variants.methods.at_targets import STEREOTYPE_WORDS
 from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart, single_part
 from audit.variants.methods.options import AtOptions
 
@@ -25,7 +27,10 @@ MIN_SENTENCES = 8
 
 def read_target_words(path: Path, *, field: str) -> list[str]:
     """Words of a target file: a JSON list (of words, or of [word, ...] rows as debiaswe's
-    professions.json) or one word per line. Underscores become spaces."""
+    professions.json) or one word per line. Underscores become spaces. Of debiaswe's
+    [word, definitional, stereotypical] rows, the words not gendered by definition are
+    kept (|definitional| < 0.5, the professions dataset's rule: nurse -0.1 and
+    carpenter 0.1 stay, actress -1.0 goes)."""
     if not path.is_file():
         raise AuditUserError(
             f"{field}: file {path} does not exist; give a file of target words, one per "
@@ -41,13 +46,21 @@ def read_target_words(path: Path, *, field: str) -> list[str]:
             raise AuditUserError(f"{field}: {path} must hold a JSON list of words")
         words = [row[0] if isinstance(row, list) else row for row in rows]
         if path.name == PROFESSIONS_FILE:  # debiaswe: [word, definitional, stereotypical]
-            words = [r[0] for r in rows if isinstance(r, list) and len(r) > 1 and r[1] == 0]
+            words = [r[0] for r in rows if _not_definitional(r)]
     else:
         words = [line.strip() for line in text.splitlines() if line.strip()]
     words = [str(w).replace("_", " ").lower() for w in words]
     if not words:
         raise AuditUserError(f"{field}: {path} holds no words")
     return words
+
+
+def _not_definitional(row: object) -> bool:
+    """A debiaswe row whose definitional value is below the professions dataset's limit."""
+    if not isinstance(row, list) or len(row) < 2:
+        return False
+    value = row[1]
+    return isinstance(value, int | float) and abs(value) < DEFINITIONAL_LIMIT
 
 
 def training_data(
@@ -58,13 +71,12 @@ def training_data(
 
     lists = context.word_lists(options.word_lists)
     if options.target_words is not None:
-        target_path = context.path(options.target_words)
         field = f"{context.loc}.options.target_words"
+        words = read_target_words(context.path(options.target_words), field=field)
     else:
-        target_path = context.require_data_dir("the target words") / "wordlists" / PROFESSIONS_FILE
-        field = f"{context.loc} (default target words)"
+        words = list(STEREOTYPE_WORDS)
     attributes = lists.male_words | lists.female_words
-    targets = [w for w in read_target_words(target_path, field=field) if w not in attributes]
+    targets = [w for w in words if w not in attributes]
     attribute_regex = gendered_word_regex(attributes)
     target_regex = gendered_word_regex(targets)
     target_sentences: list[str] = []

@@ -2,24 +2,34 @@
 
     loss = alpha * L_debias + beta * L_reg
 
-Each step reads a batch of target sentences (a target word, no attribute word) and a
-batch of attribute sentences (an attribute word). The reported terms are L_debias and
-L_reg before weighting. `compat`:
+The reported terms are L_debias and L_reg before weighting. `compat`:
 
-`formula` (METHODS.md):
+`formula` (METHODS.md): each step reads a batch of target sentences (a target word, no
+attribute word) and a batch of attribute sentences (an attribute word) and trains on the
+weighted sum of both terms, the model's forward passes in eval mode (no dropout: the
+regulariser measures drift from the original, not dropout noise). Both terms are means
+in the same units (a squared length per hidden unit), so that the reference's weights
+(alpha 0.2, beta 0.8) weigh terms of the same size (docs/training.md, "Why means"):
 - layers: the outputs of the N transformer layers (`first` = layer 1, `last` = layer N);
 - v_a^l: per attribute class a and layer l, the mean of the frozen original model's
   layer-l states over every token of the class's words in all attribute sentences,
   computed once;
-- L_debias: per target sentence, the sum over its tokens (special tokens and padding
-  excluded), layers and classes of (v_a^l . h^l_i)^2 (`token` level); at `sentence`
-  level h^l_i is replaced by the mean of the sentence's token states; the mean over the
-  batch's sentences;
-- L_reg: per attribute sentence, the sum over the tokens of its attribute words and the
-  chosen layers of ||h^l_i - h_orig^l_i||^2; the mean over the batch's sentences.
+- L_debias: the mean over the batch's target-sentence tokens (special tokens and padding
+  excluded), the chosen layers and the classes of (v_a^l . h^l_i)^2 / (|v_a^l|^2 d), the
+  squared projection on the unit gender direction per hidden unit (`token` level); at
+  `sentence` level h^l_i is replaced by the mean of the sentence's token states and the
+  mean is over sentences, layers and classes;
+- L_reg: the mean over the tokens of the batch's attribute words, the chosen layers and
+  the hidden units of (h^l_i - h_orig^l_i)^2, i.e. ||h^l_i - h_orig^l_i||^2 / d.
 
 `reference` (kanekomasahiro/context-debias, src/run_debias_mlm.py and src/preprocess.py;
 docs/training.md lists each difference with its line):
+- steps: each step trains one term on one batch of `batch_size` sentences of one kind:
+  target sentences (alpha * L_debias) or the attribute sentences of one class
+  (beta * L_reg), and is clipped on its own. A pass holds k steps of each kind, k the
+  smallest class's sentences // `batch_size` (at least 1), in a seeded shuffled order;
+  each step's batch is the start of a fresh seeded permutation of its kind's sentences
+  (the code rebuilds its shuffled loaders after every step);
 - layers: all N + 1 hidden states, the embedding output included (`first` = embeddings);
 - attention: no attention mask (padding is attended to, as the code passes none);
 - attribute sentences: only those whose words are all of one class; one word each (the
@@ -27,8 +37,9 @@ docs/training.md lists each difference with its line):
 - word positions: the word's tokens summed and divided by the batch's longest word (in
   tokens); in a batch whose longest word has more than one token every position is read
   one place to the left (the code's one-hot table has a zero row in front);
-- v_a^l: the mean of those per-sentence states, taken by the model being trained (eval
-  mode, no gradient) at the start of every pass over the attribute sentences;
+- v_a^l: the mean of those per-sentence states over k batches of the class's sentences
+  (a seeded permutation's first k * `batch_size`), taken by the model being trained
+  (eval mode, no gradient) at the start of every pass;
 - L_debias: per class, the mean over the batch and the layers of v_a^l . h^l (at the
   target word, or at every position padding included at `sentence` level), squared;
   summed over classes;
@@ -57,7 +68,7 @@ from audit.training.encode import (
     pad_token_id,
 )
 from audit.training.objective import StepLoss
-from audit.training.schedule import Stream, batch_indices, pass_starts
+from audit.training.schedule import Stream, batch_indices, permutation
 from audit.variants.cda import gendered_word_regex
 from audit.variants.wordlists import normalise_entry
 
@@ -66,8 +77,10 @@ if TYPE_CHECKING:
 
     from audit.variants.objective import ObjectiveSetup, TrainingData
 
-#: Sentences per forward pass when the attribute vectors are computed.
+#: Sentences per forward pass when the formula's attribute vectors are computed.
 VECTOR_BATCH = 32
+#: The kind of a reference step that trains L_debias (kind c + 1: attribute class c).
+DEBIAS_STEP = 0
 
 
 @dataclass(frozen=True)
@@ -120,6 +133,21 @@ def reference_weights(words: Sequence[tuple[int, ...]], width: int) -> torch.Ten
     return weights
 
 
+def fresh_batch(n: int, size: int, seed: int, stream: Stream, step: int) -> list[int]:
+    """The reference's batch at `step`: the first `size` of a fresh seeded permutation of
+    the `n` sentences (all of them when there are fewer)."""
+    return [int(i) for i in permutation(n, seed, stream, step)[:size]]
+
+
+def reference_kind(step: int, per_kind: int, kinds: int, seed: int) -> int:
+    """Which term step `step` trains in the reference's schedule: a pass holds `per_kind`
+    steps of each of `kinds` kinds in a seeded shuffled order (the code's shuffled
+    `train_distribution`); 0 is L_debias, c + 1 the regulariser on attribute class c."""
+    length = per_kind * kinds
+    epoch, offset = divmod(step, length)
+    return int(permutation(length, seed, Stream.TERM_ORDER, epoch)[offset]) // per_kind
+
+
 def _encode(setup: ObjectiveSetup, sentences: Sequence[str], what: str) -> list[Encoded]:
     """The setup's sentences with their character offsets (words are found by offset)."""
     return encode_sentences(
@@ -151,6 +179,7 @@ class AttributeTargetTask:
         self.seed = setup.seed
         self.device = setup.device
         self.pad_id = pad_token_id(setup.tokenizer)
+        self.batch_size = setup.batch_size
         self.target_batch = max(1, math.ceil(setup.batch_size / 2))
         self.attribute_batch = max(1, setup.batch_size - self.target_batch)
         self.classes = [c for c, words in data.attribute_words.items() if words]
@@ -162,6 +191,15 @@ class AttributeTargetTask:
         self.attributes = self._attributes(
             _encode(setup, data.attribute_sentences, "attribute sentences"), data
         )
+        # Reference: each class's (single-class) sentences, and the steps of each kind in a
+        # pass (the code's int(min_size / batch_size), at least 1).
+        self.by_class = (
+            {c: [s for s in self.attributes if s.classes[0] == c] for c in self.classes}
+            if self.reference
+            else {}
+        )
+        smallest = min((len(found) for found in self.by_class.values()), default=0)
+        self.per_kind = max(1, smallest // self.batch_size)
         self.frozen = copy.deepcopy(setup.model).eval()
         self.frozen.requires_grad_(False)
         self.vectors: torch.Tensor | None = None  # [C, layers, d]
@@ -272,19 +310,27 @@ class AttributeTargetTask:
         assert sums is not None
         return (sums / counts[:, None, None]).clone()
 
-    def _reference_vectors(self, model: PreTrainedModel) -> torch.Tensor:
-        """The code's vectors: per class, batches of its sentences, each sentence's word
+    def _reference_vectors(self, model: PreTrainedModel, epoch: int) -> torch.Tensor:
+        """The code's vectors at the start of pass `epoch`: per class, the first
+        `per_kind` batches of a seeded permutation of its sentences, each sentence's word
         state by `reference_weights`, the mean over sentences; by the model in training."""
         was_training = model.training
         model.eval()
         vectors: list[torch.Tensor] = []
         try:
             with torch.no_grad():
-                for cls in self.classes:
-                    mine = [s for s in self.attributes if s.classes[0] == cls]
+                for index, cls in enumerate(self.classes):
+                    found = self.by_class[cls]
+                    order = permutation(
+                        len(found),
+                        self.seed,
+                        Stream.ATTRIBUTE_VECTORS,
+                        epoch * len(self.classes) + index,
+                    )
+                    mine = [found[i] for i in order[: self.per_kind * self.batch_size]]
                     total: torch.Tensor | None = None
-                    for start in range(0, len(mine), self.attribute_batch):
-                        rows = mine[start : start + self.attribute_batch]
+                    for start in range(0, len(mine), self.batch_size):
+                        rows = mine[start : start + self.batch_size]
                         batch = self._batch(rows)
                         stacked = torch.stack(self._hidden(model, batch), dim=2)
                         weights = reference_weights(
@@ -313,11 +359,15 @@ class AttributeTargetTask:
                 means = torch.einsum("btld,cld->btlc", hidden, vectors).mean(dim=(0, 1, 2))
             return (means**2).sum()
         valid = (~batch.special).float()  # [B, T]
+        # Per class and layer, v / (|v| sqrt(d)): (v . h)^2 / (|v|^2 d), the squared
+        # projection on the unit direction per hidden unit, in the regulariser's units.
+        vectors = vectors / (vectors.norm(dim=-1, keepdim=True) * math.sqrt(vectors.shape[-1]))
         if self.level == "token":
             dots = torch.einsum("btld,cld->btlc", hidden, vectors)
-            return ((dots**2) * valid[:, :, None, None]).sum(dim=(1, 2, 3)).mean()
+            per_token = (dots**2).mean(dim=(2, 3))  # [B, T]: over layers and classes
+            return (per_token * valid).sum() / valid.sum()
         pooled = (hidden * valid[:, :, None, None]).sum(dim=1) / valid.sum(dim=1)[:, None, None]
-        return (torch.einsum("bld,cld->blc", pooled, vectors) ** 2).sum(dim=(1, 2)).mean()
+        return (torch.einsum("bld,cld->blc", pooled, vectors) ** 2).mean()
 
     def _regulariser(self, model: PreTrainedModel, rows: Sequence[LocatedSentence]) -> torch.Tensor:
         batch = self._batch(rows)
@@ -333,17 +383,14 @@ class AttributeTargetTask:
         index_rows = torch.tensor([r for r, _ in pairs]).to(self.device)
         index_cols = torch.tensor([p for _, p in pairs]).to(self.device)
         diff = hidden[index_rows, index_cols] - before[index_rows, index_cols]  # [R, L, d]
-        return (diff**2).sum() / len(rows)
+        return (diff**2).mean()
 
     # -- the task ---------------------------------------------------------------------------
 
     def step_loss(self, model: PreTrainedModel, step: int) -> StepLoss:
         if self.reference:
-            if self.vectors is None or pass_starts(
-                len(self.attributes), self.attribute_batch, step
-            ):
-                self.vectors = self._reference_vectors(model)
-        elif self.vectors is None:
+            return self._reference_step(model, step)
+        if self.vectors is None:
             self.vectors = self._formula_vectors()
         targets = [
             self.targets[i]
@@ -361,13 +408,44 @@ class AttributeTargetTask:
                 Stream.ATTRIBUTE_ORDER,
             )
         ]
-        debias = self._debias(model, targets)
-        regulariser = self._regulariser(model, attributes)
+        # Eval mode (no dropout): the regulariser then measures the drift from the
+        # original, not the model's own dropout noise (docs/training.md, "Why means").
+        was_training = model.training
+        model.eval()
+        try:
+            debias = self._debias(model, targets)
+            regulariser = self._regulariser(model, attributes)
+        finally:
+            model.train(was_training)
         loss = self.alpha * debias + self.beta * regulariser
         tokens = sum(len(s.enc.ids) for s in (*targets, *attributes))
         return StepLoss(
             loss, {"debias": debias.detach(), "regulariser": regulariser.detach()}, tokens
         )
+
+    def _reference_step(self, model: PreTrainedModel, step: int) -> StepLoss:
+        """One term on one batch of one kind (the code's step); the other term is NaN."""
+        kinds = len(self.classes) + 1
+        epoch, offset = divmod(step, self.per_kind * kinds)
+        if self.vectors is None or offset == 0:
+            self.vectors = self._reference_vectors(model, epoch)
+        kind = reference_kind(step, self.per_kind, kinds, self.seed)
+        nothing = torch.tensor(math.nan, device=self.device)
+        if kind == DEBIAS_STEP:
+            order = fresh_batch(len(self.targets), self.batch_size, self.seed, Stream.ORDER, step)
+            rows = [self.targets[i] for i in order]
+            debias = self._debias(model, rows)
+            loss, terms = self.alpha * debias, {"debias": debias.detach(), "regulariser": nothing}
+        else:
+            found = self.by_class[self.classes[kind - 1]]
+            order = fresh_batch(
+                len(found), self.batch_size, self.seed, Stream.ATTRIBUTE_ORDER, step
+            )
+            rows = [found[i] for i in order]
+            regulariser = self._regulariser(model, rows)
+            loss = self.beta * regulariser
+            terms = {"debias": nothing, "regulariser": regulariser.detach()}
+        return StepLoss(loss, terms, sum(len(s.enc.ids) for s in rows))
 
     def state(self) -> dict[str, torch.Tensor]:
         return {} if self.vectors is None else {"attribute_vectors": self.vectors}

@@ -46,8 +46,9 @@ class AtOptions(WordListOption):
     beta: float = Field(0.8, ge=0, description="Weight of the regulariser.")
     target_words: str | None = Field(
         None,
-        description="A file of target (stereotype) words, one per line, or a JSON list; "
-        "default: the debiaswe professions (<data dir>/wordlists/professions.json).",
+        description="A file of target (stereotype) words, one per line, or a JSON list "
+        "(debiaswe's professions.json: the words with |definitional| < 0.5); default: the "
+        "168 stereotype words of the reference code (kanekomasahiro/context-debias).",
     )
     layers: Literal["all", "first", "last"] = Field("all", description="Layers debiased.")
     level: Literal["token", "sentence"] = Field("token", description="Token or sentence level.")
