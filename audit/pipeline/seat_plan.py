@@ -50,13 +50,17 @@ class SeatPlan:
     def steps(self) -> list[str]:
         """One line per model and `seat` entry, as `audit plan` lists them."""
         return [
-            seat_step(run.measure, model, len(run.tests)) for run in self.runs for model in run.models
+            seat_step(run.measure, model, len(run.tests))
+            for run in self.runs
+            for model in run.models
         ]
 
 
 def seat_step(measure: PluginId, model: str, n_tests: int) -> str:
     """'measure seat on tiny-bert (6 SEAT tests)'."""
-    return f"measure {measure.label} on {model} ({n_tests:,} SEAT test{'' if n_tests == 1 else 's'})"
+    return (
+        f"measure {measure.label} on {model} ({n_tests:,} SEAT test{'' if n_tests == 1 else 's'})"
+    )
 
 
 def seat_measures(spec: AuditSpec) -> list[PluginId]:

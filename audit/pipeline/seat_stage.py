@@ -52,7 +52,9 @@ def cache_path(cache_dir: Path, key: str) -> Path:
     return cache_dir / "seat" / f"{key}.json"
 
 
-def test_records(run: SeatRun, model_id: str, results: list[SeatTestResult]) -> list[SeatTestRecord]:
+def seat_test_records(
+    run: SeatRun, model_id: str, results: list[SeatTestResult]
+) -> list[SeatTestRecord]:
     """The results of one entry on one model as results.json records."""
     sha = {test.name: test.sha256 for test in run.tests}
     return [
@@ -129,6 +131,7 @@ def run_seat_stage(
     """Every planned SEAT entry on each of its models (run order), from the cache where
     it can be."""
     from audit.measures.catalog import MEASURES
+    from audit.measures.seat_run import SeatMeasure
 
     display.stage("seat")
     done: dict[tuple[int, str], list[SeatTestRecord]] = {}
@@ -144,8 +147,10 @@ def run_seat_stage(
                     loaded = loader.load(model)
                 display.info(f"SEAT {run.measure.label} on {model_id}: {len(run.tests)} tests")
                 measure = MEASURES.load(run.measure.name)
+                if not isinstance(measure, SeatMeasure):
+                    raise TypeError(f"measure '{run.measure.name}' is not a SEAT measure")
                 results = measure.compute_seat(loaded, run.tests, run.options, seed=seed)
-                records = test_records(run, model_id, results)
+                records = seat_test_records(run, model_id, results)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_text_atomic(path, _RECORDS.dump_json(records, indent=1).decode())
             done[(index, model_id)] = records

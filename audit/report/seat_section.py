@@ -81,7 +81,7 @@ def seat_report_section(result: AuditResult) -> Section | None:
     alpha = section.alpha
     tables = [t for t in (bias_type_table(section), seat_table(rows, alpha=alpha)) if t]
     chart = seat_chart(rows, alpha=alpha)
-    pooling = sorted({r.pooling for r in section.tests})
+    pooling = sorted({str(r.pooling) for r in section.tests})
     intro = (
         f"Sentence encoder association tests (May et al. 2019) as bias-bench runs them: "
         f"{plural(len({r.test for r in section.tests}), 'test')} read from "

@@ -26,8 +26,8 @@ Modules, one job each: `record` (the strict base), `version`, `measurements`, `r
 `studies` (robustness, correlation, comparison), `comparison_verdict` (what a paired
 comparison says moved), `variants` (training, probe, corpora, meta-evaluation),
 `finetune` and `extrinsic` (the extrinsic tasks), `lm_quality` (the variants'
-language-modelling cost), `seat` (the sentence encoder association tests), `result` (`AuditResult`) and `unknown` (reading a newer
-minor version).
+language-modelling cost), `seat` (the sentence encoder association tests), `result`
+(`AuditResult`) and `unknown` (reading a newer minor version).
 """
 
 from audit.results.comparison_verdict import (

@@ -96,9 +96,7 @@ def _settings(spec_dir: Path, cache: Path, out: str, data: Path | None = None) -
 
 
 @pytest.fixture(scope="module")
-def first_run(
-    spec_dir: Path, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[RunOutcome, Path]:
+def first_run(spec_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[RunOutcome, Path]:
     cache = tmp_path_factory.mktemp("cache")
     settings = _settings(spec_dir, cache, "out1")
     return run_audit(load_spec(spec_dir / "spec.yaml"), settings, SilentDisplay()), cache
@@ -147,9 +145,7 @@ def test_results_hold_a_record_per_model_and_test(first_run: tuple[RunOutcome, P
     assert seat.alpha == 0.05 and seat.folder.endswith("seat")
 
 
-def test_what_ran_is_what_was_planned(
-    first_run: tuple[RunOutcome, Path], spec_dir: Path
-) -> None:
+def test_what_ran_is_what_was_planned(first_run: tuple[RunOutcome, Path], spec_dir: Path) -> None:
     outcome, cache = first_run
     plan = plan_audit(
         load_spec(spec_dir / "spec.yaml"), _settings(spec_dir, cache, "plan"), SilentDisplay()
