@@ -13,6 +13,7 @@ them in order and times them.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from audit.display import Display
 from audit.executor import Executor, group_by_model
 from audit.models.prepared import ModelLoader
 from audit.pipeline.audit_plan import AuditPlan, finetune_step, plan_audit, unit_line
+from audit.pipeline.seat_plan import seat_step
 from audit.pipeline.settings import RunSettings
 from audit.pipeline.training import TrainedVariants, train_variants
 from audit.pipeline.worker import RunModels, RunWorker
@@ -124,6 +126,21 @@ def run_audit(
         with timer.stage("extrinsic"):
             extrinsic = run_extrinsic_tasks(plan, models, loader, display)
 
+    seat = None
+    if plan.seat is not None:
+        from audit.pipeline.seat_stage import run_seat_stage
+
+        with timer.stage("seat"):
+            seat = run_seat_stage(
+                plan.seat,
+                models,
+                loader,
+                cache_dir=settings.cache_dir,
+                seed=loaded.spec.seed,
+                alpha=loaded.spec.alpha,
+                display=display,
+            )
+
     with timer.stage("assemble_scores"):
         scores = assemble_scores(plan, models, cache)
         with atomic_path(settings.out_dir / "scores.parquet") as tmp:
@@ -179,6 +196,7 @@ def run_audit(
         meta_evaluations=variant_results.meta_evaluations,
         extrinsic=extrinsic,
         lm_quality=lm_quality,
+        seat=seat,
         precision_checks=precision_checks,
         environment=describe_environment(", ".join(sorted({m.device for _, m in models.items()}))),
         timings={k: round(v, 3) for k, v in timer.timings.items()},
@@ -231,4 +249,8 @@ def executed_steps(result: AuditResult) -> list[str]:
         for m in result.measurements
         if m.model == "corpus"
     ]
+    if result.seat is not None:
+        ran = Counter((r.measure.label, r.model) for r in result.seat.tests)
+        measures = {r.measure.label: r.measure for r in result.seat.tests}
+        lines += [seat_step(measures[label], model, n) for (label, model), n in ran.items()]
     return lines

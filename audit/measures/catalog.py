@@ -23,7 +23,7 @@ from audit.measures.options import (
     NormalityOptions,
     SafetyScoreOptions,
 )
-from audit.measures.seat_options import SeatOptions
+from audit.measures.seat_options import SENTENCE_SETS, SeatOptions
 from audit.registry import PluginEntry, Registry
 
 
@@ -397,7 +397,7 @@ register_measure(
 register_measure(
     name="seat",
     title="SEAT effect size (sentence encoder association test)",
-    shape="sentence_sets",
+    shape=SENTENCE_SETS,
     roles=("intrinsic",),
     ideal_value=0.0,
     options=SeatOptions,

@@ -9,6 +9,10 @@ from pydantic import Field, model_validator
 
 from audit.measures.base import MeasureOptions
 
+#: The measure shape of SEAT: it reads its own sets of sentences (the test files in
+#: `<data dir>/seat/`), not a dataset of the spec.
+SENTENCE_SETS = "sentence_sets"
+
 #: mean: the mean of the last hidden state over every token of the sentence, special
 #: tokens included (bias-bench's `_encode`); first: the first token's state ([CLS] of
 #: BERT-style models, May et al.'s choice for BERT).

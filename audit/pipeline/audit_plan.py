@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from audit.display import Display
     from audit.extrinsic.stage import PlannedTask
     from audit.pipeline.lm_quality import LmQualityPlan
+    from audit.pipeline.seat_plan import SeatPlan
     from audit.pipeline.settings import RunSettings
     from audit.plan import CorpusTask, MeasureTask
     from audit.spec.loader import LoadedSpec
@@ -69,6 +70,7 @@ class AuditPlan:
     probe_occupations: list[str] | None = None
     extrinsic: list[PlannedTask] = field(default_factory=list)
     lm_quality: LmQualityPlan | None = None
+    seat: SeatPlan | None = None
     timings: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -123,7 +125,7 @@ class AuditPlan:
 
     def steps(self) -> list[str]:
         """The plan as one line per piece of work, in the words `executed_steps` uses for
-        what a run did: train, score, fine-tune, measure."""
+        what a run did: train, score, fine-tune, measure (SEAT last, per model)."""
         jobs = self.training_jobs()
         lines = [f"train {j.model} ({j.what})" for j in jobs if j.kind == "variant"]
         lines += [f"score {unit_line(u.model, u.dataset, u.scorer)}" for u in self.units]
@@ -134,6 +136,7 @@ class AuditPlan:
             for t in self.measures
         ]
         lines += [f"measure {t.measure.label} on the corpus" for t in self.corpus_measures]
+        lines += [] if self.seat is None else self.seat.steps()
         return lines
 
 
@@ -180,8 +183,19 @@ def plan_audit(loaded: LoadedSpec, settings: RunSettings, display: Display) -> A
         started = time.monotonic()
         plan.extrinsic = _plan_extrinsic_tasks(plan)
         timings["extrinsic_planning"] = time.monotonic() - started
+    plan.seat = _plan_seat(plan)
     plan.scoring = build_plan(spec, model_types=plan.model_types)
     return plan
+
+
+def _plan_seat(plan: AuditPlan) -> SeatPlan | None:
+    """The spec's `seat` entries with their test files read from `<data dir>/seat/` (a
+    missing folder stops the run here) over every model, variants included."""
+    from audit.pipeline.seat_plan import plan_seat
+
+    return plan_seat(
+        plan.loaded.spec, data_dir=plan.settings.data_dir, model_types=plan.model_types
+    )
 
 
 def _plan_variants(plan: AuditPlan) -> None:

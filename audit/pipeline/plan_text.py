@@ -1,6 +1,6 @@
 """The text of `audit plan`: the plan `audit run` executes (`plan_audit`), as lines for
 people: datasets, models, training jobs (variants, extrinsic fine-tunings) with what the
-caches already hold, score units with the sentences each scores, measures, and what is
+caches already hold, score units with the sentences each scores, measures, SEAT, and what is
 skipped or computes nothing, with the reason."""
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ def idle_measures(plan: AuditPlan) -> list[tuple[str, str]]:
 
     planned = {t.measure for t in plan.measures}
     planned |= {t.measure for t in plan.corpus_measures}
+    planned |= {run.measure for run in plan.seat.runs} if plan.seat is not None else set()
     shapes = {ds.shape for ds in plan.datasets.values()}
     idle: list[tuple[str, str]] = []
     for ref in plan.loaded.spec.measures:
@@ -112,6 +113,32 @@ def describe_extrinsic(plan: AuditPlan) -> list[str]:
     return lines
 
 
+def describe_seat(plan: AuditPlan) -> list[str]:
+    """Each `seat` entry: its tests and, per model, whether its results are in the cache;
+    the models it leaves out, with the reason."""
+    if plan.seat is None:
+        return []
+    from audit.pipeline.seat_stage import cache_path, seat_cache_key
+
+    lines = [f"SEAT (tests from {plan.seat.folder}):"]
+    for run in plan.seat.runs:
+        names = ", ".join(test.name for test in run.tests)
+        lines.append(f"  {run.measure.label}: {len(run.tests)} tests ({names})")
+        for model_id in run.models:
+            model = plan.models.get(model_id)
+            if model is None:
+                state = "once the variant is trained"
+            elif cache_path(
+                plan.settings.cache_dir, seat_cache_key(run, model, plan.loaded.spec.seed)
+            ).is_file():
+                state = "in the cache"
+            else:
+                state = "to compute"
+            lines.append(f"    {model_id}: {state}")
+        lines += [f"    {model_id}: left out: {reason}" for model_id, reason in run.skipped]
+    return lines
+
+
 def describe_plan(plan: AuditPlan, cache: ScoreCache | None = None) -> str:
     """What `audit run` will do, from the plan it runs: datasets, models, training jobs,
     units (with the sentences each scores, counted as the run counts them, and how many
@@ -169,6 +196,7 @@ def describe_plan(plan: AuditPlan, cache: ScoreCache | None = None) -> str:
             + (f", {cached_all:,} already in the cache" if cached_all else "")
         )
     lines += describe_lm_quality(plan, cache)
+    lines += describe_seat(plan)
     if plan.scoring.skipped:
         lines.append("Skipped:")
         for skipped in plan.scoring.skipped:

@@ -131,6 +131,7 @@ def used_plugin_cards(plan: AuditPlan) -> list[PluginCard]:
     measures = {t.measure.name for t in scoring.measures} | {
         t.measure.name for t in scoring.corpus_measures
     }
+    measures |= {run.measure.name for run in plan.seat.runs} if plan.seat is not None else set()
     cards: list[PluginCard] = []
     for registry, used in ((DATASETS, datasets), (SCORERS, scorers), (MEASURES, measures)):
         cards.extend(e.card for e in registry.entries() if e.name in used)

@@ -26,6 +26,7 @@ from audit.report.model import (
     Table,
 )
 from audit.report.precision import precision_table
+from audit.report.seat_section import seat_report_section
 from audit.report.studies import (
     StudyData,
     comparison_study,
@@ -284,6 +285,7 @@ def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> Rep
     gates = build_gates(index)
     caveats = build_caveats(index, studies)
     measures = list(dict.fromkeys(m.measure for m in result.measurements))
+    measures += list(dict.fromkeys(r.measure for r in result.seat.tests)) if result.seat else []
     cards = [c for measure in measures if (c := index.cards.view(measure)) is not None]
     dataset_names = [d.name for d in result.datasets]
     dataset_names += [
@@ -295,6 +297,7 @@ def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> Rep
         unread=unread_block(result),
         gates=gates,
         datasets=[build_dataset(index, name, scores) for name in dataset_names],
+        seat=seat_report_section(result),
         variant_sections=variant_sections(index) + extrinsic_sections(index),
         studies=[robustness_study(studies), correlation_study(studies), comparison_study(studies)],
         caveats=caveats,

@@ -234,6 +234,11 @@ class ReportModel(Part):
         description="Variants (training, corpora, against their base), then one section per "
         "meta-evaluation, then Extrinsic bias; empty for an audit with none of them.",
     )
+    seat: Section | None = Field(
+        default=None,
+        description="SEAT per test and model, after the datasets (audit/report/seat_section.py); "
+        "None when the run had no SEAT.",
+    )
     studies: list[Study]
     caveats: list[Caveat]
     cards: list[CardView]

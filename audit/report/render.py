@@ -25,6 +25,7 @@ def chart_uris(charts: list[Chart]) -> dict[str, str]:
 
 def all_charts(report: ReportModel) -> list[Chart]:
     charts = [c for d in report.datasets for c in d.charts]
+    charts += [] if report.seat is None else [*report.seat.lead_charts, *report.seat.charts]
     charts += [c for s in report.variant_sections for c in [*s.lead_charts, *s.charts]]
     return charts + [c for s in report.studies for c in s.charts]
 

@@ -21,6 +21,7 @@ from audit.report.index import MeasurementIndex
 from audit.report.lm_cost import lm_cost_blocks
 from audit.report.model import Caveat, Summary
 from audit.report.precision import precision_blocks
+from audit.report.seat_section import seat_summary_block
 from audit.report.variant_summary import summary_blocks
 from audit.results import GateVerdict, Measurement
 
@@ -144,6 +145,7 @@ def build_summary(
             "check passes)."
         )
     findings = [b for d in index.result.datasets if (b := headline_block(index, d.name))]
+    findings += [b] if (b := seat_summary_block(index.result)) is not None else []
     return Summary(
         verdict=overall,
         emphasis=EMPHASIS[overall],

@@ -26,8 +26,8 @@ Modules, one job each: `record` (the strict base), `version`, `measurements`, `r
 `studies` (robustness, correlation, comparison), `comparison_verdict` (what a paired
 comparison says moved), `variants` (training, probe, corpora, meta-evaluation),
 `finetune` and `extrinsic` (the extrinsic tasks), `lm_quality` (the variants'
-language-modelling cost), `result` (`AuditResult`) and `unknown` (reading a newer
-minor version).
+language-modelling cost), `seat` (the sentence encoder association tests), `result`
+(`AuditResult`) and `unknown` (reading a newer minor version).
 """
 
 from audit.results.comparison_verdict import (
@@ -61,6 +61,7 @@ from audit.results.precision import PrecisionCheck
 from audit.results.record import Record
 from audit.results.result import AuditResult
 from audit.results.run import DatasetRecord, Environment, ModelRecord, SkippedUnit, UnitRecord
+from audit.results.seat import SeatBiasTypeRecord, SeatSection, SeatSkipRecord, SeatTestRecord
 from audit.results.settings import (
     AuditInfo,
     BootstrapSettings,
@@ -134,6 +135,10 @@ __all__ = [
     "ResultsVersion",
     "RobustnessRecord",
     "RobustnessSettings",
+    "SeatBiasTypeRecord",
+    "SeatSection",
+    "SeatSkipRecord",
+    "SeatTestRecord",
     "SkippedUnit",
     "StsBiasOccupation",
     "StsBiasResult",

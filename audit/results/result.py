@@ -16,6 +16,7 @@ from audit.results.measurements import Measurement
 from audit.results.precision import PrecisionCheck
 from audit.results.record import Record
 from audit.results.run import DatasetRecord, Environment, ModelRecord, SkippedUnit, UnitRecord
+from audit.results.seat import SeatSection
 from audit.results.settings import AuditInfo
 from audit.results.studies import ComparisonRecord, CorrelationRecord, RobustnessRecord
 from audit.results.unknown import ReadNotes
@@ -74,6 +75,11 @@ class AuditResult(Record):
         default=None,
         description="The variants' language-modelling cost: (pseudo-)perplexity on held-out "
         "text against their base's (results_version 3.0); None without variants.",
+    )
+    seat: SeatSection | None = Field(
+        default=None,
+        description="SEAT tests per model (results_version 3.0): effect sizes, permutation "
+        "p-values and the mean |d| per bias type; None when the spec names no `seat` measure.",
     )
     precision_checks: list[PrecisionCheck] = Field(
         default_factory=list,

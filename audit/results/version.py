@@ -22,6 +22,9 @@
   and `ideal_value`, and `audit.correlations` (the correction and what became of
   failed dev checks); a file before 3.0 reads with raw series (`scale: raw`) and no
   correction.
+  3.0 also adds `seat`: per SEAT test and model the sets' sizes, effect size, permutation
+  p-value (exact or sampled, n_samples, seed) and pooling, with the mean |d| per bias
+  type; a file without it reads with `seat: null`.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """

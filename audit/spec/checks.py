@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from audit.measures.catalog import MEASURES
+from audit.measures.seat_options import SENTENCE_SETS
 from audit.registry import Registry, did_you_mean
 from audit.scoring.catalog import SCORERS
 from audit.spec.dataset_checks import check_datasets, dataset_shape_of
@@ -289,13 +290,17 @@ def _gate_shape(gate: GateSpec, dataset: DatasetSpec, loc: Loc) -> list[Finding]
 
 
 def warn_unused_measures(measures: Items[PluginRef], datasets: Items[DatasetSpec]) -> list[Finding]:
-    """A measure whose data shape none of the datasets has computes nothing."""
+    """A measure whose data shape none of the datasets has computes nothing. SEAT (shape
+    sentence_sets) reads its own test files from `<data dir>/seat/`, not the spec's
+    datasets: planning the run checks that folder (`audit.pipeline.seat_plan`)."""
     shapes = {dataset_shape_of(d) for _, d in datasets.valid()}
     if None in shapes or not datasets.complete:
         return []  # a broken or unknown dataset is already an error; do not guess
     findings = []
     for i, ref in measures.valid():
-        if ref.name in MEASURES and (fits := MEASURES.entry(ref.name).shape) not in shapes:
+        if ref.name not in MEASURES or (fits := MEASURES.entry(ref.name).shape) == SENTENCE_SETS:
+            continue
+        if fits not in shapes:
             reason = unused_measure_reason(ref.name, fits, shapes)
             findings.append(Finding(("measures", i), reason, severity="warning"))
     return findings
