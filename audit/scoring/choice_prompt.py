@@ -1,0 +1,22 @@
+"""The prompt a multiple-choice question is scored with (docs/measures/bbq.md).
+
+Each answer is scored as the continuation of the prompt: causal LMs get
+log P(" " + answer | prompt), masked LMs the pseudo-log-likelihood of the answer's
+tokens in `prompt + " " + answer`. The format is the one lm-evaluation-harness and HELM
+style multiple-choice evaluations use for a base LM, without the answer list (the model
+is never shown the other options):
+
+    <context>
+    Question: <question>
+    Answer: <answer>
+"""
+
+from __future__ import annotations
+
+#: Between the prompt and each answer.
+ANSWER_SEPARATOR = " "
+
+
+def choice_prompt(context: str, question: str) -> str:
+    """The prompt of a question: its context, then 'Question: ...', then 'Answer:'."""
+    return f"{context.strip()}\nQuestion: {question.strip()}\nAnswer:"
