@@ -13,7 +13,7 @@ from typing import Literal
 from audit.cards import PluginCard
 from audit.registry import PluginEntry, Registry
 from audit.scoring.base import Scorer, ScorerInfo, ScorerOptions, ScorerShape
-from audit.scoring.options import CausalOptions, MaskedOptions, TemplateOptions
+from audit.scoring.options import ChoiceOptions, CausalOptions, MaskedOptions, TemplateOptions
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ _register(
     summary="Multiple choice: log P(answer | prompt), summed over the answer's tokens; "
     "the prompt is context, question and 'Answer:'.",
     target="audit.scoring.choice:CHOICE_LL",
-    options=CausalOptions,
+    options=ChoiceOptions,
 )  # fmt: skip
 _register(
     "choice_pll", _MASKED, "choice", "sum",
