@@ -25,8 +25,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from audit.data.builtin import crows_pairs, professions, stereoset, toxigen, winobias, winogender
-from audit.data.builtin import bbq
+from audit.data.builtin import (
+    bbq,
+    crows_pairs,
+    professions,
+    stereoset,
+    toxigen,
+    winobias,
+    winogender,
+)
 from audit.data.entry import BuiltinReader, DatasetEntry, DatasetOptions, RemoteFile
 from audit.data.items import DatasetShape
 from audit.data.task_entry import TaskDatasetEntry, TaskDatasetReader, TaskSplits

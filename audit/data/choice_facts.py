@@ -42,9 +42,7 @@ def decode_facts(text: str) -> ChoiceFacts:
     """The facts of a `group` text written by `encode_facts`."""
     parts = dict(part.split("=", 1) for part in text.split(";") if "=" in part)
     if set(parts) != set(_KEYS):
-        raise DataError(
-            f"choice facts {text!r} name {sorted(parts)}; expected {', '.join(_KEYS)}"
-        )
+        raise DataError(f"choice facts {text!r} name {sorted(parts)}; expected {', '.join(_KEYS)}")
     if parts["condition"] not in ("ambig", "disambig") or parts["polarity"] not in (
         "neg",
         "nonneg",

@@ -93,7 +93,7 @@ def unknown_name(what: str, name: str, known: Sequence[str], *, listed: str = "k
 
 def _check_shape(request: DatasetRequest, shape: DatasetShape) -> None:
     """A filter of the other shape, and `limit` with `sample`, are errors."""
-    for needed, (key, where) in _SHAPE_FILTERS.items():
+    for key, where in _SHAPE_FILTERS.values():
         if key != _SHAPE_FILTERS[shape][0] and getattr(request, key) is not None:
             other = _SHAPE_FILTERS[shape][0]
             raise DataError(

@@ -77,8 +77,8 @@ def choice_scores(frame: pd.DataFrame, *, scorer: ScorerInfo) -> ChoiceScores:
     if bad:
         raise ScoreTableError(f"choice score table has side(s) {bad}; accepted: {list(_SIDES)}")
     if rows.duplicated(subset=["item_id", "side"]).any():
-        first = rows.loc[rows.duplicated(subset=["item_id", "side"])].iloc[0]
-        raise ScoreTableError(f"item '{first['item_id']}' has more than one '{first['side']}' row")
+        dup = rows.loc[rows.duplicated(subset=["item_id", "side"])].iloc[0]
+        raise ScoreTableError(f"item '{dup['item_id']}' has more than one '{dup['side']}' row")
     sides = [s for s in _SIDES if s in set(rows["side"])]
     wide = rows.pivot(index="item_id", columns="side", values="score").reindex(columns=sides)
     if wide.isna().any(axis=None) and rows["score"].notna().all():
@@ -236,7 +236,9 @@ class BbqMeasure(PreparedMeasure):
         details: dict[str, Any] = {**counts, "ties": int(((values == top).sum(axis=1) > 1).sum())}
         if self.kind == "bias_ambig":
             details["accuracy"] = float(bbq_values("accuracy_ambig", *arrays)) if n else None
-            raw = bbq_values("bias_disambig", arrays[0], arrays[1], arrays[2], arrays[3], ~arrays[4])
+            raw = bbq_values(
+                "bias_disambig", arrays[0], arrays[1], arrays[2], arrays[3], ~arrays[4]
+            )
             details["unscaled_bias"] = float(raw) if np.isfinite(raw) else None
         value = float(bbq_values(self.kind, *arrays)) if n else float("nan")
         if not np.isfinite(value):
@@ -272,4 +274,3 @@ BBQ_ACCURACY_AMBIG = MEASURES_BY_KIND["accuracy_ambig"]
 BBQ_ACCURACY_DISAMBIG = MEASURES_BY_KIND["accuracy_disambig"]
 BBQ_BIAS_AMBIG = MEASURES_BY_KIND["bias_ambig"]
 BBQ_BIAS_DISAMBIG = MEASURES_BY_KIND["bias_disambig"]
-

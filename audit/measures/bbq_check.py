@@ -81,7 +81,9 @@ def read_predictions(path: Path) -> dict[str, int]:
     return out
 
 
-def check_predictions(items: Sequence[ChoiceItem], predictions: Mapping[str, int]) -> list[CheckRow]:
+def check_predictions(
+    items: Sequence[ChoiceItem], predictions: Mapping[str, int]
+) -> list[CheckRow]:
     """The BBQ values of the predicted questions, overall ('all') and per category."""
     by_id = {item.item_id: item for item in items}
     unknown_ids = [key for key in predictions if key not in by_id]

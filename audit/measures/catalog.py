@@ -395,8 +395,7 @@ register_measure(
 )
 
 _BBQ = (
-    "Parrish et al. 2022, BBQ: A Hand-Built Bias Benchmark for Question Answering "
-    "(Findings of ACL)"
+    "Parrish et al. 2022, BBQ: A Hand-Built Bias Benchmark for Question Answering (Findings of ACL)"
 )
 #: How every BBQ measure predicts an answer and takes its interval.
 _BBQ_PREDICTION = (

@@ -13,7 +13,7 @@ from typing import Literal
 from audit.cards import PluginCard
 from audit.registry import PluginEntry, Registry
 from audit.scoring.base import Scorer, ScorerInfo, ScorerOptions, ScorerShape
-from audit.scoring.options import ChoiceOptions, CausalOptions, MaskedOptions, TemplateOptions
+from audit.scoring.options import CausalOptions, ChoiceOptions, MaskedOptions, TemplateOptions
 
 
 @dataclass(frozen=True)

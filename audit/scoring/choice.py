@@ -59,7 +59,9 @@ def _flatten(questions: Sequence[Question]) -> tuple[list[str], list[str], list[
     return prompts, texts, counts
 
 
-def _regroup(scores: Sequence[SentenceScore], counts: Sequence[int]) -> list[tuple[SentenceScore, ...]]:
+def _regroup(
+    scores: Sequence[SentenceScore], counts: Sequence[int]
+) -> list[tuple[SentenceScore, ...]]:
     out: list[tuple[SentenceScore, ...]] = []
     start = 0
     for count in counts:
@@ -233,7 +235,8 @@ class MaskedChoice(ChoiceScorer):
         sums = np.zeros(len(full), dtype=np.float64)
         np.add.at(sums, [c.sentence for c in copies], [r[0, 0] for r in results])
         scores = [
-            SentenceScore(float(total), len(pos)) for total, pos in zip(sums, positions, strict=True)
+            SentenceScore(float(total), len(pos))
+            for total, pos in zip(sums, positions, strict=True)
         ]
         return _regroup(scores, counts)
 

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from audit.data.items import ChoiceItem, LabelledItem, PairItem, TemplateSlots
 from audit.scoring.base import ProgressCallback, Scorer, ScorerOptions, ScorerShape, SentenceScore
-from audit.scoring.choice_prompt import choice_prompt
 from audit.scoring.cache import Entry, text_key
+from audit.scoring.choice_prompt import choice_prompt
 
 if TYPE_CHECKING:
     from audit.models.loaded import LoadedModel

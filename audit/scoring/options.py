@@ -72,4 +72,4 @@ class TBSOptions(TemplateOptions):
 class ChoiceOptions(ScorerOptions):
     """`choice_ll`: no reference variant (the answer's log-likelihood given the prompt)."""
 
-    compat: Literal["formula"] = "formula"  # type: ignore[assignment]
+    compat: Literal["formula"] = "formula"

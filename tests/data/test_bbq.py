@@ -69,7 +69,9 @@ def test_group_labels_are_normalised_as_the_analysis_does() -> None:
     trans = ["transgender women", "transgender men"]
     assert target_answer(["a", "b", "?"], ["nonTrans", "trans_F", "unknown"], 2, trans) == 1
     nation = ["Nigerian", "Kenyan"]
-    assert target_answer(["Nigerian", "Swiss", "?"], ["Africa", "Europe", "unknown"], 2, nation) == 0
+    assert (
+        target_answer(["Nigerian", "Swiss", "?"], ["Africa", "Europe", "unknown"], 2, nation) == 0
+    )
     # an intersectional group matches when each of its parts is a stereotyped group
     assert target_answer(["x", "y", "?"], ["F-Black", "M-Black", "unknown"], 2, ["F", "Black"]) == 0
     # two answers in the stereotyped groups: no single target, no biased answer
@@ -115,7 +117,9 @@ def test_a_chosen_category_missing_from_the_folder_is_an_error(tmp_path: Path) -
     write_release(tmp_path / "BBQ", {"Age": [bbq_row(0)]})
     with pytest.raises(DataError, match=r"lacks SES.jsonl"):
         load_dataset(
-            DatasetRequest(name="bbq", path=tmp_path / "BBQ", options={"categories": ["Age", "SES"]}),
+            DatasetRequest(
+                name="bbq", path=tmp_path / "BBQ", options={"categories": ["Age", "SES"]}
+            ),
             data_dir=None,
             cache_dir=tmp_path / "c",
         )

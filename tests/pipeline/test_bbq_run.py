@@ -96,7 +96,9 @@ def test_bbq_through_audit_run(tmp_path: Path) -> None:
     # the values follow from the score table: recompute one from scores.parquet
     gpt2 = bbq[bbq.model == "tiny-gpt2"]
     wide = gpt2.pivot(index="item_id", columns="side", values="score")
-    ambig_ids = [i for i in wide.index if "condition=ambig" in gpt2[gpt2.item_id == i].group.iloc[0]]
+    ambig_ids = [
+        i for i in wide.index if "condition=ambig" in gpt2[gpt2.item_id == i].group.iloc[0]
+    ]
     correct = sum(wide.loc[i].to_numpy().argmax() == 2 for i in ambig_ids)
     [acc] = [
         m
@@ -108,3 +110,4 @@ def test_bbq_through_audit_run(tmp_path: Path) -> None:
     [html] = write_reports(result, outcome.out_dir, formats=["html"])
     text = html.read_text()
     assert "BBQ bias score s_DIS" in text and "Religion" in text
+    assert "5 multiple-choice questions kept of 5 rows read, 2 categories" in text

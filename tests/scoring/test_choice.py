@@ -24,7 +24,10 @@ def _causal_by_hand(tiny, prompt: str, answer: str) -> tuple[float, int]:  # typ
         ids = tok(text)["input_ids"]
         return ids if ids and ids[0] == bos else [bos, *ids]
 
-    full, start = ids_of(f"{prompt} {answer}"), common_prefix(ids_of(prompt), ids_of(f"{prompt} {answer}"))
+    full, start = (
+        ids_of(f"{prompt} {answer}"),
+        common_prefix(ids_of(prompt), ids_of(f"{prompt} {answer}")),
+    )
     with torch.no_grad():
         logp = torch.log_softmax(tiny.model(torch.tensor([full])).logits[0].double(), dim=-1)
     return sum(float(logp[t - 1, full[t]]) for t in range(start, len(full))), len(full) - start
@@ -34,7 +37,10 @@ def _causal_by_hand(tiny, prompt: str, answer: str) -> tuple[float, int]:  # typ
 def test_choice_ll_is_the_answers_log_likelihood_given_the_prompt(name: str) -> None:
     tiny = CAUSAL_BUILDERS[name]()
     scores = SCORERS.load("choice_ll").score_choices(
-        loaded(tiny), QUESTIONS, options=SCORERS.options_of("choice_ll", {}), progress=lambda n: None
+        loaded(tiny),
+        QUESTIONS,
+        options=SCORERS.options_of("choice_ll", {}),
+        progress=lambda n: None,
     )
     assert [len(s) for s in scores] == [3, 2]
     for (prompt, answers), got in zip(QUESTIONS, scores, strict=True):
@@ -48,7 +54,10 @@ def test_choice_pll_masks_each_answer_token_in_the_full_text() -> None:
     tiny = tiny_bert()
     tok = tiny.tokenizer
     [scores] = SCORERS.load("choice_pll").score_choices(
-        loaded(tiny), QUESTIONS[:1], options=SCORERS.options_of("choice_pll", {}), progress=lambda n: None
+        loaded(tiny),
+        QUESTIONS[:1],
+        options=SCORERS.options_of("choice_pll", {}),
+        progress=lambda n: None,
     )
     for answer, score in zip(ANSWERS, scores, strict=True):
         full = tok(f"{PROMPT} {answer}")["input_ids"]
