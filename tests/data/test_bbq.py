@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from audit.data.builtin.bbq_target import biased_answer, target_answer
+from audit.data.bbq_target import biased_answer, target_answer
 from audit.data.loader import load_dataset
 from audit.data.request import DatasetRequest
 from audit.errors import DataError

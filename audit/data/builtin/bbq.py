@@ -7,7 +7,7 @@ group]}), `additional_metadata` (with `stereotyped_groups`), `context`, `questio
 `ans0`..`ans2` and `label` (the correct answer's index). The item id is
 `<category>-<example_id>` (example ids repeat across categories). The unknown answer is
 the one whose `answer_info` group is "unknown"; the biased answer comes from
-`audit.data.builtin.bbq_target`.
+`audit.data.bbq_target`.
 
 BBQ is read from the user's copy of the release (`found_files`): every category file
 the folder holds, or the `categories` chosen; the run's dataset record lists the files
@@ -23,7 +23,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from audit.cards import PluginCard
-from audit.data.builtin.bbq_target import biased_answer, target_answer
+from audit.data.bbq_target import biased_answer, target_answer
 from audit.data.entry import DatasetEntry, DatasetOptions, ParsedRows, RemoteFile
 from audit.data.items import ChoiceItem, ContextCondition, Polarity
 from audit.data.reading import read_jsonl, require_text
