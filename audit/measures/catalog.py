@@ -407,7 +407,7 @@ _BBQ_PREDICTION = (
 )
 _BBQ_LIKELIHOOD = (
     "Scored as multiple choice by likelihood, not by a fine-tuned QA model as in the paper: "
-    "values depend on the prompt (docs/measures/bbq.md), and a base LM's accuracy can be "
+    "values depend on the prompt (docs/measures/methods/bbq.md), and a base LM's accuracy can be "
     "near chance (1/3), which makes its bias scores hard to read."
 )
 _BBQ_PARTIAL = (

@@ -8,7 +8,7 @@ them (Salazar et al. 2020, restricted to the answer). The answer's tokens are th
 after the longest common prefix of the token ids of the prompt and of the full text, so
 a token that straddles the boundary counts as the answer's. Each score comes with its
 number of answer tokens; a length-normalised prediction divides by it
-(docs/measures/bbq.md). The prompt is `audit.scoring.choice_prompt.choice_prompt`.
+(docs/measures/methods/bbq.md). The prompt is `audit.scoring.choice_prompt.choice_prompt`.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
-"""The prompt a multiple-choice question is scored with (docs/measures/bbq.md).
+"""The prompt a multiple-choice question is scored with (docs/measures/methods/bbq.md).
 
 Each answer is scored as the continuation of the prompt: causal LMs get
 log P(" " + answer | prompt), masked LMs the pseudo-log-likelihood of the answer's
-tokens in `prompt + " " + answer`. The format is the one lm-evaluation-harness and HELM
-style multiple-choice evaluations use for a base LM, without the answer list (the model
-is never shown the other options):
+tokens in `prompt + " " + answer`. A plain question-and-answer format for a base LM
+(no instruction, and the answer list is not shown: each answer is scored on its own):
 
     <context>
     Question: <question>

@@ -206,7 +206,7 @@ ENTRY = DatasetEntry(
             "a partial copy gives an overall value over fewer categories than the paper's.",
             "Scored as multiple choice by likelihood, not by a QA head as in the paper: "
             "accuracies of a base LM are near chance, and values depend on the prompt "
-            "(docs/measures/bbq.md).",
+            "(docs/measures/methods/bbq.md).",
             "Items whose answers do not single out one stereotyped group have no biased "
             "answer; they count in accuracy but not in the bias scores.",
         ),
