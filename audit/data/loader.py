@@ -53,7 +53,8 @@ def load_dataset(
         primary = resolved.paths[names[0]]
         files = {str(resolved.paths[n]): resolved.sha256[n] for n in names}
         verified = resolved.verified
-        catalog_known = entry.known_names
+        # a release read from the user's folder knows the names of the files it found
+        catalog_known = () if entry.found_files else entry.known_names
     else:
         if explicit is None:
             raise UnknownNameError(

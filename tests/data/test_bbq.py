@@ -113,13 +113,11 @@ def test_reads_the_published_layout_and_says_which_categories(tmp_path: Path) ->
     assert [i.item_id for i in only_age.choice_items()] == ["Religion-0"]
 
 
-def test_a_chosen_category_missing_from_the_folder_is_an_error(tmp_path: Path) -> None:
+def test_a_category_without_its_file_is_an_unknown_name(tmp_path: Path) -> None:
     write_release(tmp_path / "BBQ", {"Age": [bbq_row(0)]})
-    with pytest.raises(DataError, match=r"lacks SES.jsonl"):
+    with pytest.raises(DataError, match=r"unknown bias type 'SES'.*\(known: Age\)"):
         load_dataset(
-            DatasetRequest(
-                name="bbq", path=tmp_path / "BBQ", options={"categories": ["Age", "SES"]}
-            ),
+            DatasetRequest(name="bbq", path=tmp_path / "BBQ", bias_types=("SES",)),
             data_dir=None,
             cache_dir=tmp_path / "c",
         )

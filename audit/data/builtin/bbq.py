@@ -10,17 +10,16 @@ the one whose `answer_info` group is "unknown"; the biased answer comes from
 `audit.data.bbq_target`.
 
 BBQ is read from the user's copy of the release (`found_files`): every category file
-the folder holds, or the `categories` chosen; the run's dataset record lists the files
-read and the item count per category.
+the folder holds; the `bias_types` filter accepts the categories found (a category
+without its file is an unknown name); the run's dataset record lists the item count per
+category.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import Any
 
 from audit.cards import PluginCard
 from audit.data.bbq_target import biased_answer, target_answer
@@ -43,19 +42,6 @@ CATEGORIES = (
     "SES",
     "Sexual_orientation",
 )
-Category = Literal[
-    "Age",
-    "Disability_status",
-    "Gender_identity",
-    "Nationality",
-    "Physical_appearance",
-    "Race_ethnicity",
-    "Race_x_SES",
-    "Race_x_gender",
-    "Religion",
-    "SES",
-    "Sexual_orientation",
-]
 ANSWERS = ("ans0", "ans1", "ans2")
 _FIELDS = (
     "example_id",
@@ -79,28 +65,16 @@ def file_name(category: str) -> str:
 
 
 class BbqOptions(DatasetOptions):
-    """Which categories to read: by default every category file the folder holds."""
-
-    categories: tuple[Category, ...] | None = Field(
-        default=None,
-        description="Categories to read (each must be in the folder); default: every "
-        "category file found.",
-    )
+    """No options: every category file the folder holds is read (choose categories with
+    the `bias_types` filter, which accepts the categories found)."""
 
     def file_names(self) -> tuple[str, ...]:
-        return tuple(file_name(c) for c in (self.categories or CATEGORIES))
+        return tuple(file_name(c) for c in CATEGORIES)
 
 
 def read_bbq(files: Mapping[str, Path], options: DatasetOptions) -> ParsedRows:
     """Every question of the category files found, as ChoiceItems, category by category."""
     assert isinstance(options, BbqOptions)
-    if options.categories is not None:
-        missing = [c for c in options.categories if file_name(c) not in files]
-        if missing:
-            raise DataError(
-                f"bbq: the release folder lacks {', '.join(file_name(c) for c in missing)} "
-                f"(categories chosen: {', '.join(options.categories)})"
-            )
     items: list[ChoiceItem] = []
     rows_read = 0
     for name in options.file_names():
