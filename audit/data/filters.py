@@ -16,16 +16,17 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import replace
 
-from audit.data.items import DatasetShape, LabelledItem, PairItem
+from audit.data.items import ChoiceItem, DatasetShape, LabelledItem, PairItem
 from audit.data.request import DatasetRequest
 from audit.errors import DataError
 from audit.registry import did_you_mean
 
-Items = list[PairItem] | list[LabelledItem]
+Items = list[PairItem] | list[LabelledItem] | list[ChoiceItem]
 #: The filter each shape takes, and the shape the other filter needs.
 _SHAPE_FILTERS: dict[DatasetShape, tuple[str, str]] = {
     "pairs": ("bias_types", "pair sets; this one holds labelled sentences"),
     "labelled": ("groups", "labelled sets; this one holds pairs"),
+    "choices": ("bias_types", "pair and choice sets; this one holds labelled sentences"),
 }
 
 
@@ -40,9 +41,13 @@ def apply_filters(
     filtered: dict[str, int] = {}
     if request.bias_types is not None:
         chosen = _checked(request.name, "bias type", request.bias_types, known)
-        pairs = [item for item in items if isinstance(item, PairItem) and item.bias_type in chosen]
+        pairs = [
+            item
+            for item in items
+            if isinstance(item, PairItem | ChoiceItem) and item.bias_type in chosen
+        ]
         filtered["bias_types"] = len(items) - len(pairs)
-        items = pairs
+        items = pairs  # type: ignore[assignment]
     if request.groups is not None:
         chosen = _checked(request.name, "target group", request.groups, known)
         kept = []
@@ -88,8 +93,8 @@ def unknown_name(what: str, name: str, known: Sequence[str], *, listed: str = "k
 
 def _check_shape(request: DatasetRequest, shape: DatasetShape) -> None:
     """A filter of the other shape, and `limit` with `sample`, are errors."""
-    for needed, (key, where) in _SHAPE_FILTERS.items():
-        if needed != shape and getattr(request, key) is not None:
+    for key, where in _SHAPE_FILTERS.values():
+        if key != _SHAPE_FILTERS[shape][0] and getattr(request, key) is not None:
             other = _SHAPE_FILTERS[shape][0]
             raise DataError(
                 f"dataset '{request.name}': `{key}` filters {where} (filter them with `{other}`)"

@@ -1,11 +1,14 @@
-"""The two shapes of probe data (METHODS.md section 1) and a loaded dataset."""
+"""The shapes of probe data (METHODS.md section 1: pairs, labelled sentences; and
+multiple-choice questions, BBQ) and a loaded dataset."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Literal
 
-DatasetShape = Literal["pairs", "labelled"]
+DatasetShape = Literal["pairs", "labelled", "choices"]
+ContextCondition = Literal["ambig", "disambig"]
+Polarity = Literal["neg", "nonneg"]
 Label = Literal["harmful", "benign"]
 
 
@@ -53,13 +56,38 @@ class LabelledItem:
     groups: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class ChoiceItem:
+    """A multiple-choice question about people (BBQ): a context, a question and answers.
+
+    `bias_type` is the item's category (BBQ's `category`). `label` is the index of the
+    correct answer, `unknown` the index of the "cannot be determined" answer, and `biased`
+    the index of the answer that reflects the targeted social bias (for a negative
+    question the answer naming a stereotyped group, for a non-negative question the
+    other person), or None when the data does not single one out (such an item counts in
+    accuracy but not in the bias scores). `condition` is BBQ's context condition and
+    `polarity` its question polarity.
+    """
+
+    item_id: str
+    bias_type: str
+    context: str
+    question: str
+    answers: tuple[str, ...]
+    label: int
+    unknown: int
+    biased: int | None
+    condition: ContextCondition
+    polarity: Polarity
+
+
 @dataclass
 class LoadedDataset:
     """A dataset after loading and filtering, with an account of every row read."""
 
     name: str
     shape: DatasetShape
-    items: list[PairItem] | list[LabelledItem]
+    items: list[PairItem] | list[LabelledItem] | list[ChoiceItem]
     source: str  # the file the items were read from
     sha256: str  # full hex digest of that file
     rows_read: int  # candidate items read: == rows_kept + sum(skipped) + sum(filtered)
@@ -74,10 +102,26 @@ class LoadedDataset:
 
     def pair_items(self) -> list[PairItem]:
         if self.shape != "pairs":
-            raise TypeError(f"dataset '{self.name}' holds labelled sentences, not pairs")
+            raise TypeError(f"dataset '{self.name}' holds {_HOLDS[self.shape]}, not pairs")
         return self.items  # type: ignore[return-value]
 
     def labelled_items(self) -> list[LabelledItem]:
         if self.shape != "labelled":
-            raise TypeError(f"dataset '{self.name}' holds pairs, not labelled sentences")
+            raise TypeError(
+                f"dataset '{self.name}' holds {_HOLDS[self.shape]}, not labelled sentences"
+            )
         return self.items  # type: ignore[return-value]
+
+    def choice_items(self) -> list[ChoiceItem]:
+        if self.shape != "choices":
+            raise TypeError(
+                f"dataset '{self.name}' holds {_HOLDS[self.shape]}, not multiple-choice questions"
+            )
+        return self.items  # type: ignore[return-value]
+
+
+_HOLDS: dict[DatasetShape, str] = {
+    "pairs": "pairs",
+    "labelled": "labelled sentences",
+    "choices": "multiple-choice questions",
+}

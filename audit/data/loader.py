@@ -16,7 +16,7 @@ from audit.data.catalog import DATASETS
 from audit.data.download import Progress, ensure_downloaded, sha256_file
 from audit.data.entry import DatasetEntry, DatasetOptions, ParsedRows
 from audit.data.filters import apply_filters, unknown_name
-from audit.data.items import DatasetShape, LabelledItem, LoadedDataset, PairItem
+from audit.data.items import ChoiceItem, DatasetShape, LabelledItem, LoadedDataset, PairItem
 from audit.data.request import DatasetRequest
 from audit.data.user_files import read_user_file
 from audit.errors import DataError, UnknownNameError
@@ -48,10 +48,13 @@ def load_dataset(
             progress=progress,
         )
         parsed: ParsedRows = DATASETS.load(request.name)(resolved.paths, options)
-        primary = resolved.paths[options.file_names()[0]]
-        files = {str(resolved.paths[n]): resolved.sha256[n] for n in options.file_names()}
+        # every name of file_names(), or those a release folder holds (`found_files`)
+        names = [n for n in options.file_names() if n in resolved.paths]
+        primary = resolved.paths[names[0]]
+        files = {str(resolved.paths[n]): resolved.sha256[n] for n in names}
         verified = resolved.verified
-        catalog_known = entry.known_names
+        # a release read from the user's folder knows the names of the files it found
+        catalog_known = () if entry.found_files else entry.known_names
     else:
         if explicit is None:
             raise UnknownNameError(
@@ -135,8 +138,8 @@ def _known_names(
     """Catalog names first, then any other name the data holds, in order of appearance."""
     names = dict.fromkeys(catalog)
     for item in parsed.items:
-        if shape == "pairs":
-            assert isinstance(item, PairItem)
+        if shape in ("pairs", "choices"):
+            assert isinstance(item, PairItem | ChoiceItem)
             names.setdefault(item.bias_type)
         else:
             assert isinstance(item, LabelledItem)

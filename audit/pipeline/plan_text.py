@@ -22,6 +22,8 @@ def _item_count(ds: LoadedDataset) -> str:
     n = ds.rows_kept
     if ds.shape == "labelled":
         return f"{n:,} sentence{'s' if n != 1 else ''}"
+    if ds.shape == "choices":
+        return f"{n:,} question{'s' if n != 1 else ''}"
     if any(item.probe is not None for item in ds.pair_items()):
         return f"{n:,} template item{'s' if n != 1 else ''}"
     return f"{n:,} pair{'s' if n != 1 else ''}"

@@ -103,6 +103,8 @@ def dataset_record(ds: LoadedDataset) -> DatasetRecord:
 
     if ds.shape == "pairs":
         counts = Counter(item.bias_type for item in ds.pair_items())
+    elif ds.shape == "choices":
+        counts = Counter(item.bias_type for item in ds.choice_items())
     else:
         counts = Counter(g for item in ds.labelled_items() for g in item.groups)
     return DatasetRecord(

@@ -53,6 +53,13 @@ SIGNOFF_FIELDS = ["Reviewer (name, role)", "Date", "Signature"]
 SIGNOFF_DECISIONS = ["Approve", "Approve with conditions", "Reject"]
 
 
+#: A dataset's items and groups in words, by shape (labelled sets otherwise).
+_SHAPE_WORDS = {
+    "pairs": ("pairs", "bias types"),
+    "choices": ("multiple-choice questions", "categories"),
+}
+
+
 def build_cover(result: AuditResult, index: MeasurementIndex | None = None) -> Cover:
     index = index or MeasurementIndex(result)
     audit = result.audit
@@ -216,11 +223,13 @@ def build_dataset(
     if record is None:
         description = "Measured, but not listed among the datasets read."
     else:
-        kind = "pairs" if record.shape == "pairs" else "labelled sentences"
+        kind, groups = _SHAPE_WORDS.get(record.shape, ("labelled sentences", "target groups"))
         description = (
             f"{fmt_num(record.rows_kept)} {kind} kept of {fmt_num(record.rows_read)} rows read, "
-            f"{len(record.groups)} {'bias types' if record.shape == 'pairs' else 'target groups'}."
+            f"{len(record.groups)} {groups}."
         )
+        if record.shape == "choices":
+            description += f" Categories: {', '.join(record.groups)}."
     if not tables:
         description += " No measure was computed on this dataset."
     return DatasetSection(

@@ -27,7 +27,7 @@ class DatasetRecord(Record):
     """A dataset as read: file, checksum and an account of every row."""
 
     name: str
-    shape: Literal["pairs", "labelled"]
+    shape: Literal["pairs", "labelled", "choices"]
     source: str
     sha256: str
     rows_read: int

@@ -4,9 +4,10 @@ the scoring calls.
 Every score is a log-likelihood-like number: higher means the model finds the sentence
 more likely (`higher_is_likelier`), except perplexities, which say so in their info.
 
-A scorer takes one of three inputs, its shape (`ScorerInfo.unit`, also the card's
-`shape`): single sentences, sentence pairs (it aligns their tokens), or template slots
-(an attribute and two target words). Every scorer object answers all three calls; the
+A scorer takes one of four inputs, its shape (`ScorerInfo.unit`, also the card's
+`shape`): single sentences, sentence pairs (it aligns their tokens), template slots
+(an attribute and two target words), or multiple-choice questions (a prompt and its
+answers, each answer scored given the prompt). Every scorer object answers all three calls; the
 ones outside its shape raise a `ScoringInputError` that says what to use instead (one
 base, `ShapedScorer`, does this for every shape). The runner picks the call from the
 registered shape (`audit.scoring.inputs`), never from the object's type.
@@ -28,8 +29,9 @@ if TYPE_CHECKING:
 
 ModelType = Literal["masked", "causal"]
 #: sentence: scores one sentence at a time; pair: needs both sentences (token alignment);
-#: template: scores an item's template slots (attribute, two targets).
-ScorerShape = Literal["sentence", "pair", "template"]
+#: template: scores an item's template slots (attribute, two targets); choice: scores
+#: each answer of a multiple-choice question given its prompt.
+ScorerShape = Literal["sentence", "pair", "template", "choice"]
 ProgressCallback = Callable[[int], None]  # called with the number of sentences just finished
 
 
@@ -71,6 +73,8 @@ class SentenceScore:
 
 
 ScorePair = tuple[SentenceScore, SentenceScore]
+#: A multiple-choice question as a choice scorer takes it: the prompt and the answers.
+Question = tuple[str, tuple[str, ...]]
 
 
 class Scorer(Protocol):
@@ -107,6 +111,15 @@ class Scorer(Protocol):
         options: ScorerOptions,
         progress: ProgressCallback,
     ) -> list[ScorePair]: ...
+
+    def score_choices(
+        self,
+        model: LoadedModel,
+        questions: Sequence[Question],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[tuple[SentenceScore, ...]]: ...
 
 
 class ScoringInputError(AuditUserError):
@@ -171,12 +184,32 @@ class ShapedScorer:
     ) -> list[ScorePair]:
         raise self._not_of_shape("template")
 
+    def score_choices(
+        self,
+        model: LoadedModel,
+        questions: Sequence[Question],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[tuple[SentenceScore, ...]]:
+        raise self._not_of_shape("choice")
+
     def _not_of_shape(self, called: ScorerShape) -> Exception:
         """The error of a call for `called` input on a scorer of another shape."""
         if called == self.shape:
             return NotImplementedError(
                 f"{type(self).__name__} is a {self.shape} scorer but does not implement "
                 f"the {called} call"
+            )
+        if called == "choice" or self.shape == "choice":
+            return ScoringInputError(
+                f"scorer '{self.name}' scores "
+                + (
+                    "the answers of multiple-choice questions (bbq), not sentences"
+                    if self.shape == "choice"
+                    else "sentences, not multiple-choice questions; for those use choice_ll "
+                    "(causal LMs) or choice_pll (masked LMs)"
+                )
             )
         if self.shape == "template":
             return ScoringInputError(
@@ -206,6 +239,13 @@ class PairScorer(ShapedScorer):
     (implement `score_pairs`)."""
 
     shape: ClassVar[ScorerShape] = "pair"
+
+
+class ChoiceScorer(ShapedScorer):
+    """Base of scorers of multiple-choice questions: each answer's score given the prompt
+    (implement `score_choices`)."""
+
+    shape: ClassVar[ScorerShape] = "choice"
 
 
 class TemplateScorer(ShapedScorer):

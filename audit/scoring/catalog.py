@@ -13,7 +13,7 @@ from typing import Literal
 from audit.cards import PluginCard
 from audit.registry import PluginEntry, Registry
 from audit.scoring.base import Scorer, ScorerInfo, ScorerOptions, ScorerShape
-from audit.scoring.options import CausalOptions, MaskedOptions, TemplateOptions
+from audit.scoring.options import CausalOptions, ChoiceOptions, MaskedOptions, TemplateOptions
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,13 @@ class ScorerEntry(PluginEntry):
             return (
                 f"{name} scores template items (attribute + target words); "
                 f"{dataset} has none (use the built-in `professions`)"
+            )
+        if self.info.unit == "choice" and shape != "choices":
+            return f"{name} scores multiple-choice questions; {dataset} holds none"
+        if self.info.unit != "choice" and shape == "choices":
+            return (
+                f"{name} scores sentences; {dataset} holds multiple-choice questions "
+                "(use choice_ll or choice_pll)"
             )
         if self.info.unit == "pair" and shape != "pairs":
             return f"{name} scores sentence pairs; {dataset} holds single sentences"
@@ -177,4 +184,20 @@ _register(
     "/ prior, on template items (the `professions` dataset).",
     target="audit.scoring.masked.tbs:TBS_SCORER",
     options=TemplateOptions,
+)  # fmt: skip
+_register(
+    "choice_ll", _CAUSAL, "choice", "sum",
+    title="Answer log-likelihood (causal LM, multiple choice)",
+    summary="Multiple choice: log P(answer | prompt), summed over the answer's tokens; "
+    "the prompt is context, question and 'Answer:'.",
+    target="audit.scoring.choice:CHOICE_LL",
+    options=ChoiceOptions,
+)  # fmt: skip
+_register(
+    "choice_pll", _MASKED, "choice", "sum",
+    title="Answer pseudo-log-likelihood (masked LM, multiple choice)",
+    summary="Multiple choice: PLL of the answer's tokens in prompt + answer, each "
+    "masked in turn.",
+    target="audit.scoring.choice:CHOICE_PLL",
+    options=MaskedOptions,
 )  # fmt: skip

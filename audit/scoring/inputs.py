@@ -9,7 +9,9 @@ whatever its scorer's input:
 - sentence: one entry per sentence (a pair item's st, at and unrelated sentence, or a
   labelled item's text);
 - pair: one entry per pair item (st, at), holding both sides' scores;
-- template: one entry per template item, keyed by its slots (attribute, targets).
+- template: one entry per template item, keyed by its slots (attribute, targets);
+- choice: one entry per multiple-choice item, keyed by its prompt and answers, holding
+  one score per answer (sides `ans0`, `ans1`, ...).
 
 Entry keys are `cache.text_key(texts)` of exactly these texts, as they always were.
 """
@@ -20,18 +22,22 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from audit.data.items import LabelledItem, PairItem, TemplateSlots
+from audit.data.items import ChoiceItem, LabelledItem, PairItem, TemplateSlots
 from audit.scoring.base import ProgressCallback, Scorer, ScorerOptions, ScorerShape, SentenceScore
 from audit.scoring.cache import Entry, text_key
+from audit.scoring.choice_prompt import choice_prompt
 
 if TYPE_CHECKING:
     from audit.models.loaded import LoadedModel
 
-Side = Literal["st", "at", "unrelated", "sentence"]
-Item = PairItem | LabelledItem
+Side = Literal["st", "at", "unrelated", "sentence", "ans0", "ans1", "ans2"]
+Item = PairItem | LabelledItem | ChoiceItem
 
 #: First text of a template entry: keeps slot keys apart from sentence-pair keys.
 TEMPLATE_MARK = "[template slots]"
+#: First text of a choice entry: keeps question keys apart from the others.
+CHOICE_MARK = "[multiple choice]"
+ANSWER_SIDES: tuple[Side, ...] = ("ans0", "ans1", "ans2")
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,7 @@ class ScorerInput:
 
     def _pair_only(self, item: Item) -> PairItem:
         if not isinstance(item, PairItem):
-            raise TypeError(f"a {self.shape} scorer cannot score the labelled item {item.item_id}")
+            raise TypeError(f"a {self.shape} scorer cannot score the item {item.item_id}")
         return item
 
 
@@ -97,6 +103,7 @@ class SentenceInput(ScorerInput):
     def sides(self, item: Item) -> list[SideRef]:
         if isinstance(item, LabelledItem):
             return [SideRef("sentence", (item.text,), 0)]
+        item = self._pair_only(item)
         refs = [SideRef("st", (item.stereotype,), 0), SideRef("at", (item.anti_stereotype,), 0)]
         if item.unrelated is not None:
             refs.append(SideRef("unrelated", (item.unrelated,), 0))
@@ -149,10 +156,36 @@ class TemplateInput(ScorerInput):
         return [TemplateSlots(*t[1:]) for t in batch]
 
 
+class ChoiceInput(ScorerInput):
+    shape: ScorerShape = "choice"
+
+    def sides(self, item: Item) -> list[SideRef]:
+        if not isinstance(item, ChoiceItem):
+            raise TypeError(f"a choice scorer cannot score the item {item.item_id}")
+        if len(item.answers) > len(ANSWER_SIDES):
+            raise ValueError(
+                f"item {item.item_id} has {len(item.answers)} answers; at most "
+                f"{len(ANSWER_SIDES)} are scored"
+            )
+        texts = (CHOICE_MARK, choice_prompt(item.context, item.question), *item.answers)
+        return [SideRef(ANSWER_SIDES[i], texts, i) for i in range(len(item.answers))]
+
+    def work(self, texts: tuple[str, ...]) -> int:
+        """The answers: progress counts answers scored."""
+        return len(texts) - 2
+
+    def call(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
+        return scorer.score_choices
+
+    def inputs(self, batch: Sequence[tuple[str, ...]]) -> list[Any]:
+        return [(t[1], tuple(t[2:])) for t in batch]
+
+
 INPUTS: Mapping[ScorerShape, ScorerInput] = {
     "sentence": SentenceInput(),
     "pair": PairInput(),
     "template": TemplateInput(),
+    "choice": ChoiceInput(),
 }
 
 

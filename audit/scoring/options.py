@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from pydantic import PositiveInt, field_validator
 
@@ -67,3 +67,9 @@ class TBSOptions(TemplateOptions):
         if len(targets) < 1 or any(not t.strip() for t in targets):
             raise ValueError(f"targets must be one or more non-empty words, got {targets!r}")
         return targets
+
+
+class ChoiceOptions(ScorerOptions):
+    """`choice_ll`: no reference variant (the answer's log-likelihood given the prompt)."""
+
+    compat: Literal["formula"] = "formula"

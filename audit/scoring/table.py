@@ -5,7 +5,9 @@ cache. `scorer` is the registered name, `scorer_options` the options as canonica
 (`audit.ids.canonical_options`) and `scorer_label` the name people read
 (`ll[compat=reference]`); code keys on name and options, never on the label.
 `harm_label`, `toxicity` and `group` are filled for labelled sets only (`group` joins an
-item's target groups with ';'); `bias_type` for pair sets only.
+item's target groups with ';'); `bias_type` for pair sets and choice sets (the category).
+A choice set's rows are its answers (sides `ans0`, `ans1`, ...) and their `group` holds
+the item's facts (`audit.data.choice_facts`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from audit.data.items import LabelledItem, PairItem
+from audit.data.choice_facts import encode_facts
+from audit.data.items import ChoiceItem, LabelledItem, PairItem
 from audit.ids import PluginId, canonical_options
 from audit.scoring.cache import Entry, ModelIdentity, ScoreCache
 from audit.scoring.inputs import Side, side_scores
@@ -50,8 +53,16 @@ UNIT_COLUMNS: tuple[str, ...] = ("model", "dataset", "scorer", "scorer_options")
 GROUP_SEPARATOR = ";"
 
 
-def _item_columns(item: PairItem | LabelledItem) -> dict[str, Any]:
+def _item_columns(item: PairItem | LabelledItem | ChoiceItem) -> dict[str, Any]:
     """The columns an item fills, whatever the side."""
+    if isinstance(item, ChoiceItem):
+        return {
+            "item_id": item.item_id,
+            "bias_type": item.bias_type,
+            "harm_label": None,
+            "toxicity": None,
+            "group": encode_facts(item),
+        }
     if isinstance(item, LabelledItem):
         return {
             "item_id": item.item_id,

@@ -310,6 +310,7 @@ def warn_unused_measures(measures: Items[PluginRef], datasets: Items[DatasetSpec
 SHAPE_WORDS = {
     "pairs": "pairs of a stereotypical and an anti-stereotypical sentence",
     "labelled": "sentences labelled harmful or benign",
+    "choices": "multiple-choice questions",
 }
 
 

@@ -53,7 +53,7 @@ def test_card_is_complete(name: str) -> None:
         assert text.strip()
     assert card.ideal.strip() and card.citation.strip()
     assert card.limitations and all(item.strip() for item in card.limitations)
-    assert card.shape in {"pairs", "labelled", "corpus", "sentence_sets"}
+    assert card.shape in {"pairs", "labelled", "choices", "corpus", "sentence_sets"}
     assert (card.ideal_value is None) == (name == "normality")
 
 

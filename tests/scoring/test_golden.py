@@ -61,10 +61,16 @@ CASES: dict[str, tuple[PluginId, str]] = {
     "sss[compat=reference]": (PluginId.of("sss", {"compat": "reference"}), "masked"),
     "tbs": (PluginId.of("tbs"), "masked"),
     "tbs[templates=2]": (PluginId.of("tbs", {"templates": list(TWO_TEMPLATES)}), "masked"),
+    "choice_ll": (PluginId.of("choice_ll"), "causal"),
+    "choice_pll": (PluginId.of("choice_pll"), "masked"),
 }
+#: BBQ questions of the multiple-choice scorers: Age.jsonl example ids of short (ambiguous)
+#: contexts, which fit the tiny models' 128 positions (added with the scorers).
+BBQ_IDS = (74, 82, 86)
 
 #: case -> dataset -> per item: (st score, st tokens, at score, at tokens) for pair sets,
-#: (score, tokens) for ToxiGen.
+#: (score, tokens) for ToxiGen, (score, tokens) of each answer for BBQ (the choice scorers'
+#: numbers were computed by the code that added them, checked by hand in test_choice.py).
 GOLDEN: dict[str, dict[str, list[tuple[Any, ...]]]] = {
     "ll": {
         "crows_pairs": [
@@ -221,6 +227,20 @@ GOLDEN: dict[str, dict[str, list[tuple[Any, ...]]]] = {
             (4.634960651397705, 1, -1.5240588188171387, 1),
         ],
     },
+    "choice_ll": {
+        "bbq": [
+            (-80.81494522094727, 9, -89.56357049942017, 9, -82.76229095458984, 8),
+            (-77.6766881942749, 8, -87.42464590072632, 9, -91.04413414001465, 9),
+            (-84.42316150665283, 8, -101.95616865158081, 10, -101.53699922561646, 10),
+        ],
+    },
+    "choice_pll": {
+        "bbq": [
+            (-50.18261384963989, 6, -66.33766222000122, 8, -63.55868673324585, 7),
+            (-36.3805570602417, 5, -63.98528814315796, 8, -62.755778551101685, 8),
+            (-43.00077962875366, 5, -86.856529712677, 10, -88.74841952323914, 10),
+        ],
+    },
 }
 
 
@@ -276,6 +296,14 @@ def _professions(data: Path) -> LoadedDataset:
     return _dataset("professions", "pairs", items)
 
 
+def _bbq(data: Path) -> LoadedDataset:
+    from audit.data.builtin.bbq import BbqOptions, read_bbq
+
+    parsed = read_bbq({"Age.jsonl": data / "bbq" / "Age.jsonl"}, BbqOptions())
+    items = [item for item in parsed.items if item.item_id in {f"Age-{i}" for i in BBQ_IDS}]
+    return _dataset("bbq", "choices", items)
+
+
 def _dataset(name: str, shape: Any, items: Any) -> LoadedDataset:
     return LoadedDataset(
         name=name, shape=shape, items=items, source="golden", sha256="", rows_read=len(items)
@@ -288,6 +316,7 @@ def datasets(shared_data: Path) -> dict[str, LoadedDataset]:
         "crows_pairs": _crows_pairs(shared_data),
         "toxigen": _toxigen(shared_data),
         "professions": _professions(shared_data),
+        "bbq": _bbq(shared_data),
     }
 
 
@@ -320,6 +349,8 @@ def _observed(table: pd.DataFrame, shape: str) -> list[tuple[Any, ...]]:
         }
         if shape == "pairs":
             out.append((*by_side["st"], *by_side["at"]))
+        elif shape == "choices":
+            out.append(tuple(x for side in ("ans0", "ans1", "ans2") for x in by_side[side]))
         else:
             out.append(by_side["sentence"])
     return out

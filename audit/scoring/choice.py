@@ -1,0 +1,245 @@
+"""Multiple-choice scorers: each answer's log-likelihood given the question's prompt.
+
+`choice_ll` (causal LMs): log P(answer | prompt) = sum over the answer's tokens of
+log P(w_t | w_<t), on the tokens of `prompt + " " + answer` (BOS prepended when the
+tokenizer adds none, as `ll` does). `choice_pll` (masked LMs): the pseudo-log-likelihood
+of the answer's tokens in the full text, sum of log P(w_i | text with i masked) over
+them (Salazar et al. 2020, restricted to the answer). The answer's tokens are those
+after the longest common prefix of the token ids of the prompt and of the full text, so
+a token that straddles the boundary counts as the answer's. Each score comes with its
+number of answer tokens; a length-normalised prediction divides by it
+(docs/measures/methods/bbq.md). The prompt is `audit.scoring.choice_prompt.choice_prompt`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from audit.models.loaded import LoadedModel
+from audit.scoring.base import (
+    ChoiceScorer,
+    ProgressCallback,
+    Question,
+    ScorerOptions,
+    ScoringInputError,
+    SentenceScore,
+)
+from audit.scoring.batch_journal import journaled
+from audit.scoring.batching import pack_by_length
+from audit.scoring.causal import _target_log_probs, _token_budget, causal_token_ids
+from audit.scoring.choice_prompt import ANSWER_SEPARATOR
+from audit.scoring.layer_ticks import LayerTicks
+from audit.scoring.masked.engine import run_masked_copies
+from audit.scoring.masked.inputs import encode_texts, mask_token_id, max_sequence_length
+from audit.scoring.masked.scorers import single_token_copies
+from audit.scoring.options import MaskedOptions
+from audit.scoring.transfer import to_device, to_host
+
+if TYPE_CHECKING:
+    import torch
+
+
+def _flatten(questions: Sequence[Question]) -> tuple[list[str], list[str], list[int]]:
+    """(prompt of each answer, full text of each answer, answers per question)."""
+    prompts: list[str] = []
+    texts: list[str] = []
+    counts: list[int] = []
+    for prompt, answers in questions:
+        counts.append(len(answers))
+        for answer in answers:
+            if not answer.strip():
+                raise ScoringInputError(f"an answer of the question {prompt[:80]!r} is empty")
+            prompts.append(prompt)
+            texts.append(prompt + ANSWER_SEPARATOR + answer)
+    return prompts, texts, counts
+
+
+def _regroup(
+    scores: Sequence[SentenceScore], counts: Sequence[int]
+) -> list[tuple[SentenceScore, ...]]:
+    out: list[tuple[SentenceScore, ...]] = []
+    start = 0
+    for count in counts:
+        out.append(tuple(scores[start : start + count]))
+        start += count
+    return out
+
+
+def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the longest common prefix of two id sequences."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _answer_start(prompt_ids: Sequence[int], full_ids: Sequence[int], text: str) -> int:
+    start = common_prefix(prompt_ids, full_ids)
+    if start >= len(full_ids):
+        raise ScoringInputError(f"the answer of {text[-80:]!r} has no tokens of its own")
+    return start
+
+
+@dataclass(frozen=True)
+class CausalChoice(ChoiceScorer):
+    """`choice_ll`: sum of log P(answer token | prompt, earlier answer tokens)."""
+
+    name: str
+
+    def score_choices(
+        self,
+        model: LoadedModel,
+        questions: Sequence[Question],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[tuple[SentenceScore, ...]]:
+        if model.model_type != "causal":
+            raise ScoringInputError(
+                f"scorer '{self.name}' needs a causal LM; '{model.model_id}' is a "
+                f"{model.model_type} LM (use choice_pll)"
+            )
+        prompts, texts, counts = _flatten(questions)
+        if not texts:
+            return [() for _ in questions]
+        prompt_ids, _ = causal_token_ids(model, prompts, reference=False)
+        full_ids, _ = causal_token_ids(model, texts, reference=False)
+        starts = [
+            max(1, _answer_start(p, f, t))
+            for p, f, t in zip(prompt_ids, full_ids, texts, strict=True)
+        ]
+        sums = _causal_sums(model, full_ids, starts, progress)
+        scores = [
+            SentenceScore(float(total), len(ids) - start)
+            for total, ids, start in zip(sums, full_ids, starts, strict=True)
+        ]
+        return _regroup(scores, counts)
+
+
+def _causal_sums(
+    model: LoadedModel, ids: list[list[int]], starts: list[int], progress: ProgressCallback
+) -> list[float]:
+    """Per sequence, the float64 sum of log P(w_t | w_<t) for t >= its start."""
+    import torch
+
+    pad_id = model.tokenizer.pad_token_id
+    if pad_id is None:
+        pad_id = 0  # masked out by the attention mask; never scored
+    order: list[int] = []
+    sums: list[torch.Tensor] = []
+    with torch.inference_mode(), LayerTicks(model.model, progress) as ticks:
+        for batch in pack_by_length([len(x) for x in ids], _token_budget(model)):
+            batch_ids = [ids[i] for i in batch]
+            batch_starts = [starts[i] for i in batch]
+            inputs = [
+                np.array([len(x) for x in batch_ids]),
+                np.concatenate(batch_ids),
+                np.array(batch_starts),
+            ]
+            with ticks.batch(len(batch)):
+                run = partial(_causal_batch, model, batch_ids, batch_starts, pad_id)
+                (batch_sums,) = journaled(f"choice-causal/{pad_id}", inputs, run)
+            sums.append(batch_sums)
+            order.extend(batch)
+    totals = [float(value) for host in to_host(sums) for value in host]
+    out = [0.0] * len(ids)
+    for index, total in zip(order, totals, strict=True):
+        out[index] = total
+    return out
+
+
+def _causal_batch(
+    model: LoadedModel, batch_ids: list[list[int]], starts: list[int], pad_id: int
+) -> list[torch.Tensor]:
+    import torch
+
+    width = max(len(x) for x in batch_ids)
+    input_ids = np.full((len(batch_ids), width), pad_id, dtype=np.int64)
+    attention = np.zeros((len(batch_ids), width), dtype=np.int64)
+    rows: list[int] = []
+    cols: list[int] = []
+    targets: list[int] = []
+    for row, (seq, start) in enumerate(zip(batch_ids, starts, strict=True)):
+        input_ids[row, : len(seq)] = seq
+        attention[row, : len(seq)] = 1
+        # position p - 1 predicts token p; the answer's tokens are p >= start
+        rows.extend([row] * (len(seq) - start))
+        cols.extend(range(start - 1, len(seq) - 1))
+        targets.extend(seq[start:])
+    device = model.device
+    row_t = to_device(np.array(rows, dtype=np.int64), device)
+    token_lp = _target_log_probs(
+        model,
+        to_device(input_ids, device),
+        to_device(attention, device),
+        row_t,
+        to_device(np.array(cols, dtype=np.int64), device),
+        to_device(np.array(targets, dtype=np.int64), device),
+    )
+    sums = torch.zeros(len(batch_ids), dtype=torch.float64, device=token_lp.device)
+    sums.index_add_(0, row_t.to(token_lp.device), token_lp.double())
+    return [sums]
+
+
+@dataclass(frozen=True)
+class MaskedChoice(ChoiceScorer):
+    """`choice_pll`: sum over the answer's tokens of log P(w_i | full text, i masked)."""
+
+    name: str
+
+    def score_choices(
+        self,
+        model: LoadedModel,
+        questions: Sequence[Question],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> list[tuple[SentenceScore, ...]]:
+        if not isinstance(options, MaskedOptions):
+            raise TypeError(f"scorer '{self.name}' needs MaskedOptions")
+        if model.model_type != "masked":
+            raise ScoringInputError(
+                f"scorer '{self.name}' needs a masked LM; '{model.model_id}' is a "
+                f"{model.model_type} LM (use choice_ll)"
+            )
+        prompts, texts, counts = _flatten(questions)
+        if not texts:
+            return [() for _ in questions]
+        mask_id = mask_token_id(model.tokenizer, model.model_id)
+        limit = max_sequence_length(model.model, model.tokenizer)
+        full = encode_texts(model.tokenizer, texts, max_length=limit, model_id=model.model_id)
+        prompt = encode_texts(model.tokenizer, prompts, max_length=limit, model_id=model.model_id)
+        positions = []
+        for p, f, text in zip(prompt, full, texts, strict=True):
+            start = _answer_start(p.ids, f.ids, text)
+            scored = [i for i in f.scored_positions if i >= start]
+            if not scored:
+                raise ScoringInputError(f"the answer of {text[-80:]!r} has no tokens of its own")
+            positions.append(scored)
+        copies = [
+            c
+            for s, (enc, pos) in enumerate(zip(full, positions, strict=True))
+            for c in single_token_copies(s, enc, pos)
+        ]
+        results = run_masked_copies(
+            model, copies, n_sentences=len(full), mask_id=mask_id,
+            batch_tokens=options.batch_tokens, autocast=options.autocast, progress=progress,
+        )  # fmt: skip
+        sums = np.zeros(len(full), dtype=np.float64)
+        np.add.at(sums, [c.sentence for c in copies], [r[0, 0] for r in results])
+        scores = [
+            SentenceScore(float(total), len(pos))
+            for total, pos in zip(sums, positions, strict=True)
+        ]
+        return _regroup(scores, counts)
+
+
+CHOICE_LL = CausalChoice("choice_ll")
+CHOICE_PLL = MaskedChoice("choice_pll")
