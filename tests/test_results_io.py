@@ -132,7 +132,7 @@ def test_v2_round_trip(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 2\.2"),
+        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 2\.3"),
         ('{"results_version": "3.0"}', r"results_version 3\.0 .*newer bias-audit \(a new major"),
         ('{"tool_version": 3}', r"not a results\.json \(results_version None is not a version"),
         ('{"results_version": "2.x"}', r"'2\.x' is not a version; expected 'MAJOR\.MINOR'"),
@@ -210,8 +210,9 @@ EXAMPLES = sorted(
     (Path(__file__).resolve().parents[1] / "docs" / "examples").glob("*/results.json")
 )
 #: What the current models add when they write a version 2.0 file back: the version and
-#: each card's own version (results_version 2.1) and each unit's `set_aside` (2.2).
-WRITTEN_SINCE_2_0 = {"results_version", "version", "set_aside"}
+#: each card's own version (results_version 2.1), each unit's `set_aside` (2.2) and each
+#: extrinsic record's `chosen_checkpoint` (2.3).
+WRITTEN_SINCE_2_0 = {"results_version", "version", "set_aside", "chosen_checkpoint"}
 
 
 def _without(data: Any, keys: set[str]) -> Any:
@@ -279,7 +280,10 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     newer = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
     result = read_results(path)
     notes = result.read_notes
-    assert notes is not None and (notes.version, notes.reader_version) == (newer, "2.2")
+    assert notes is not None and (notes.version, notes.reader_version) == (
+        newer,
+        str(RESULTS_VERSION),
+    )
     assert [p.describe() for p in notes.parts] == [
         f"field `measurements[].calibration` (in {len(result.measurements)} records)",
         "field `extrinsic[].detail.macro_f1`",
@@ -287,10 +291,11 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     ]
     warnings = notes.warnings()
     assert warnings[-1] == (
-        f"{path}: results_version {newer} is newer than this bias-audit reads (2.2); not "
+        f"{path}: results_version {newer} is newer than this bias-audit reads "
+        f"({RESULTS_VERSION}); not "
         "read: section `fairness_checks`"
     )
-    assert result.results_version == "2.2"
+    assert result.results_version == str(RESULTS_VERSION)
     # everything this version knows is there, as in the example itself
     example = read_results(next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic"))
     assert result.measurements == example.measurements and result.extrinsic == example.extrinsic
@@ -325,7 +330,7 @@ def test_a_newer_major_version_is_refused(tmp_path: Path) -> None:
     assert caught.value.exit_code == 2
     assert str(caught.value) == (
         f"{path}: results_version 3.0 was written by a newer bias-audit (a new major version, "
-        "3); this version reads results_version 1 to 2.2 (and newer 2.x). Upgrade "
+        f"3); this version reads results_version 1 to {RESULTS_VERSION} (and newer 2.x). Upgrade "
         "bias-audit to read it."
     )
 

@@ -1,4 +1,4 @@
-"""The version of the results.json format: MAJOR.MINOR, written as a string ("2.2").
+"""The version of the results.json format: MAJOR.MINOR, written as a string ("2.3").
 
 - A new field or section raises MINOR. A reader accepts a file of a newer MINOR of its
   MAJOR: it leaves out what it does not know and says so (`audit.results.unknown`).
@@ -9,6 +9,8 @@
   Version 2.0 is every section written under "2" (variants, corpora, meta_evaluations,
   extrinsic, precision_checks included).
 - 2.2 adds `units[].set_aside`: cache database files set aside as corrupt.
+- 2.3 adds `extrinsic[].chosen_checkpoint`: the fine-tuning checkpoint a task was
+  measured at (best dev score by default); older files were measured at the last step.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """
@@ -46,7 +48,7 @@ class ResultsVersion(NamedTuple):
 
 
 #: The version this code writes. 2.1 added `version` to every plug-in card.
-RESULTS_VERSION = ResultsVersion(2, 2)
+RESULTS_VERSION = ResultsVersion(2, 3)
 
 
 def _normalise(value: object) -> str:
