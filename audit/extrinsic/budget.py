@@ -54,7 +54,7 @@ def budget_warnings(settings: FineTuneSettings, n_train: int | None) -> list[Bud
                 f"examples are {covered:.0%} of an epoch"
             )
             fewest = -(-n_train // settings.batch_size)
-            fix = f"give at least {fewest:,} steps (one epoch) or leave both out"
+            fix = f"give at least {fewest:,} steps (one epoch) or leave `steps` out"
         else:
             what = f"{covered:g} epochs"
             fix = "give at least 1 epoch or leave `epochs` out"
