@@ -212,7 +212,7 @@ EXAMPLES = sorted(
 )
 #: What the current models add when they write a version 2.0 file back: the version and
 #: each card's own version (results_version 2.1), each unit's `set_aside` (2.2) and each
-#: meta-evaluation row's test against rank 1 (3.0).
+#: meta-evaluation row's test against rank 1 and each extrinsic record's `chosen_checkpoint` (3.0).
 WRITTEN_SINCE_2_0 = {
     "results_version",
     "version",
@@ -221,6 +221,7 @@ WRITTEN_SINCE_2_0 = {
     "gap_to_first_ci_low",
     "gap_to_first_ci_high",
     "ties_first",
+    "chosen_checkpoint",
 }
 #: What 3.0 adds to each correlation record and to each of its two series, and to `audit`.
 CORRELATION_FIELDS_2_3 = {

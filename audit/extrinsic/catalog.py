@@ -33,6 +33,10 @@ class ExtrinsicTaskEntry(PluginEntry):
     metric: str
     result: type[BaseModel]
     model_types: frozenset[str] = frozenset({"masked", "causal"})
+    #: The training examples of the task's default data, when they are fixed (a shipped
+    #: dataset): `audit validate` judges a `steps` budget by it before any data is read
+    #: (`audit.extrinsic.budget`); None: judged by `audit plan`, which reads the data.
+    training_examples: int | None = None
 
     def __post_init__(self) -> None:
         if self.card.kind != "extrinsic_task":
@@ -92,6 +96,7 @@ EXTRINSIC_TASKS.register(
         training="sts_b",
         dataset="sts_b",
         head="regression",
+        training_examples=5749,
         metric="mean |sim(man sentence, occupation sentence) - sim(woman sentence, "
         "occupation sentence)| over the STS-bias pairs built from the STS-B test split",
         result=StsBiasResult,

@@ -1,7 +1,8 @@
 """What the extrinsic stage does with each kind of task head, so that it never branches on
 the kind: the head a task is fine-tuned with (`task_head`: the task's own `TaskData.head`,
 else its entry's built-in head, `REGRESSION` or `classification(data.labels)`), which dev
-score a curve point shows, and the dev check that the fine-tuning learned the task.
+score a curve point shows, which checkpoint a task is measured at (`choose_checkpoint`)
+and the dev check that the fine-tuning learned the task (at that checkpoint).
 
 The fine-tuning and its cache key take the head as data (`planned_key`,
 `cached_finetune`), the same call for a built-in head and a task's own.
@@ -14,9 +15,10 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from audit.errors import AuditUserError
 from audit.extrinsic.tasks.base import HeadKind, TaskData
-from audit.results import DevCheck
+from audit.results import ChosenCheckpoint, DevCheck
 
 if TYPE_CHECKING:
+    from audit.extrinsic.finetune.settings import CheckpointRule
     from audit.extrinsic.finetune.task_head import TaskHead
     from audit.results import DevEvaluation, FineTuneSummary
 
@@ -42,13 +44,15 @@ class HeadKindRules(Protocol):
     def learned(self, value: float, floor: float) -> bool: ...
 
 
-def dev_check(head: HeadKindRules, summary: FineTuneSummary, data: TaskData) -> DevCheck | None:
-    """Whether the fine-tuning learned the task: its final dev score against the head's
-    floor; None when the dev set was empty (nothing was scored)."""
-    final = summary.final
-    if final is None:
+def dev_check(
+    head: HeadKindRules, evaluation: DevEvaluation | None, data: TaskData
+) -> DevCheck | None:
+    """Whether the fine-tuning learned the task: the dev score of the chosen checkpoint
+    (`chosen_evaluation`) against the head's floor; None when the dev set was not scored
+    there (an empty dev set)."""
+    if evaluation is None:
         return None
-    value = head.dev_value(final)
+    value = head.dev_value(evaluation)
     floor, reason = head.dev_floor(data)
     return DevCheck(
         metric=head.dev_metric,
@@ -56,8 +60,45 @@ def dev_check(head: HeadKindRules, summary: FineTuneSummary, data: TaskData) -> 
         floor=floor,
         floor_reason=reason,
         passed=value is not None and head.learned(value, floor),
-        n=final.n,
+        n=evaluation.n,
     )
+
+
+def choose_checkpoint(
+    head: HeadKindRules, summary: FineTuneSummary, rule: CheckpointRule
+) -> ChosenCheckpoint:
+    """The checkpoint a task is measured at. 'last': the last step. 'best_dev': the
+    checkpoint with the highest dev score (Pearson, accuracy: higher is better), the
+    earliest of equal ones; the last step when no checkpoint has a dev score (an empty dev
+    set) or only the last has (`dev_at_checkpoints: false`)."""
+    scored = {
+        e.step: value
+        for e in summary.evaluations
+        if e.step in summary.checkpoint_steps and (value := head.dev_value(e)) is not None
+    }
+    last = summary.steps
+    metric = f"dev {head.dev_metric}"
+    if rule == "last":
+        why = f"the last step (checkpoint: last); {metric} scored at {len(scored)} checkpoint(s)"
+        return ChosenCheckpoint(
+            step=last, rule=rule, dev=scored.get(last), scored=len(scored), reason=why
+        )
+    if not scored:
+        why = f"the last step: no checkpoint has a {metric} to choose by"
+        return ChosenCheckpoint(step=last, rule=rule, dev=None, scored=0, reason=why)
+    if list(scored) == [last]:
+        why = f"the last step: the {metric} was scored at the end only (dev_at_checkpoints: false)"
+        return ChosenCheckpoint(step=last, rule=rule, dev=scored[last], scored=1, reason=why)
+    best = max(scored.values())
+    step = min(s for s, v in scored.items() if v == best)
+    where = "the last step" if step == last else f"step {step} of {last}"
+    why = f"{where}: the highest {metric} of {len(scored)} checkpoints"
+    return ChosenCheckpoint(step=step, rule=rule, dev=best, scored=len(scored), reason=why)
+
+
+def chosen_evaluation(summary: FineTuneSummary, step: int) -> DevEvaluation | None:
+    """The dev scores at `step` (None when the dev set was not scored there)."""
+    return next((e for e in summary.evaluations if e.step == step), None)
 
 
 class RegressionHead:

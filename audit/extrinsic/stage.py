@@ -5,9 +5,10 @@ from the predictions kept at every K steps.
 `plan_extrinsic` reads every task's data while the run is planned, so a missing file, a
 model type a task cannot fine-tune or too few templates stop the run before anything
 trains. `run_extrinsic` then fine-tunes what the cache lacks, one model load per
-(task, model), and gives the measurements (which the correlation study pairs with the
-intrinsic ones across models, once the engine has made them `Measurement`s) and the
-records for results.json.
+(task, model), measures each at the checkpoint its `finetune.checkpoint` rule chooses
+(the best dev score by default; `head_kinds.choose_checkpoint`), and gives the
+measurements (which the correlation study pairs with the intrinsic ones across models,
+once the engine has made them `Measurement`s) and the records for results.json.
 """
 
 from __future__ import annotations
@@ -21,11 +22,18 @@ from typing import TYPE_CHECKING, Any
 from audit.data.catalog import TASK_DATASETS
 from audit.errors import AuditUserError
 from audit.extrinsic.catalog import EXTRINSIC_TASKS, ExtrinsicTaskEntry
-from audit.extrinsic.head_kinds import HEAD_KINDS, HeadKindRules, dev_check, task_head
+from audit.extrinsic.head_kinds import (
+    HEAD_KINDS,
+    HeadKindRules,
+    choose_checkpoint,
+    chosen_evaluation,
+    dev_check,
+    task_head,
+)
 from audit.extrinsic.settings import ExtrinsicSpec
 from audit.extrinsic.tasks.base import ExtrinsicTask, Resampling, TaskContext, TaskData, TaskValue
 from audit.ids import PluginId
-from audit.results import CurvePoint, ExtrinsicRecord
+from audit.results import ChosenCheckpoint, CurvePoint, ExtrinsicRecord
 
 if TYPE_CHECKING:
     from audit.display import Display
@@ -170,8 +178,9 @@ def run_extrinsic(
     for item in planned:
         for model_id in [m for m in model_order if m in item.models]:
             stored = _fine_tuned(item, model_id, load_model, cache_dir, seed, display)
-            value = _measured(item, stored.point(stored.summary.steps), resampling)
-            records.append(_record(item, model_id, stored, value, seed))
+            chosen = choose_checkpoint(item.head, stored.summary, item.spec.finetune.checkpoint)
+            value = _measured(item, stored.point(chosen.step), resampling)
+            records.append(_record(item, model_id, stored, value, seed, chosen))
     return records
 
 
@@ -238,7 +247,12 @@ def _fine_tuned(
 
 
 def _record(
-    item: PlannedTask, model_id: str, stored: StoredFineTune, value: Any, seed: int
+    item: PlannedTask,
+    model_id: str,
+    stored: StoredFineTune,
+    value: Any,
+    seed: int,
+    chosen: ChosenCheckpoint,
 ) -> ExtrinsicRecord:
     summary = stored.summary
     dev_at = {e.step: item.head.dev_value(e) for e in summary.evaluations}
@@ -262,7 +276,8 @@ def _record(
         n=value.n,
         note=value.note,
         ideal_value=item.entry.card.ideal_value,
-        dev_check=dev_check(item.head, summary, item.data),
+        dev_check=dev_check(item.head, chosen_evaluation(summary, chosen.step), item.data),
+        chosen_checkpoint=chosen,
         curve=curve,
         finetune=summary,
         cached=stored.cached,

@@ -87,17 +87,26 @@ def describe_extrinsic(plan: AuditPlan) -> list[str]:
     fine-tune; a variant not trained yet is fine-tuned after its training."""
     if not plan.extrinsic:
         return []
+    from audit.extrinsic.budget import budget_warnings, epochs_covered
     from audit.extrinsic.finetune.store import FineTuneStore
 
     seed = plan.loaded.spec.seed
     lines = ["Extrinsic tasks:"]
     for task in plan.extrinsic:
         steps = task.total_steps()
+        settings, n_train = task.spec.finetune, len(task.data.train)
+        covered = epochs_covered(settings, n_train) if n_train else None
+        epochs = "" if covered is None else f" ({covered:.2g} epoch{'' if covered == 1 else 's'})"
         lines.append(
-            f"  {task.name} ({task.entry.head} head on {len(task.data.train):,} examples, "
-            f"{steps:,} steps x {task.spec.finetune.batch_size}, a curve point every "
-            f"{task.spec.finetune.checkpoint_every:,} steps):"
+            f"  {task.name} ({task.entry.head} head on {n_train:,} examples, "
+            f"{steps:,} steps x {settings.batch_size}{epochs}, a curve point every "
+            f"{settings.checkpoint_every:,} steps, measured at the "
+            f"{settings.checkpoint.replace('_', ' ')} checkpoint):"
         )
+        lines += [
+            f"    warning: finetune.{w.field}: {w.message}"
+            for w in budget_warnings(settings, n_train or None)
+        ]
         for model_id in task.models:
             model = plan.models.get(model_id)
             if model is None:

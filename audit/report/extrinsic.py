@@ -59,6 +59,14 @@ def _dev_cell(record: ExtrinsicRecord) -> cells.Cell:
     )
 
 
+def _checkpoint_cell(record: ExtrinsicRecord) -> cells.Cell:
+    """The step the value and the dev check are from, of the steps run, and why."""
+    steps, chosen = record.finetune.steps, record.chosen_checkpoint
+    if chosen is None:
+        return cells.text(f"{steps:,} of {steps:,}", note="the last step (written before 3.0)")
+    return cells.text(f"{chosen.step:,} of {steps:,}", note=chosen.reason)
+
+
 def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Table:
     """One row per (task, model): the value with its interval, the dev check, the
     fine-tuning and, for STS-bias, the correlation with the share of women."""
@@ -69,8 +77,19 @@ def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Ta
         "seed, then measured. Dev: the check that the fine-tuning learned the task (STS-B dev "
         "Pearson; accuracy for classifiers); a value measured on a model that did not learn "
         "the task measures noise. r(% women): Pearson correlation, across occupations, of the "
-        "signed gap with the share of women in the occupation (U.S. BLS).",
-        columns=["Model", "Task", "Value (CI)", "Ideal", "Dev", "Steps", "This run", "r(% women)"],
+        "signed gap with the share of women in the occupation (U.S. BLS). Checkpoint: the "
+        "fine-tuning step the value and the dev check are from, of the steps run (the best "
+        "dev score unless the spec says `checkpoint: last`).",
+        columns=[
+            "Model",
+            "Task",
+            "Value (CI)",
+            "Ideal",
+            "Dev",
+            "Checkpoint",
+            "This run",
+            "r(% women)",
+        ],
     )
     digits = digits_for([r.value for r in records])
     for r in records:
@@ -90,7 +109,7 @@ def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Ta
                 ),
                 cells.number(r.ideal_value, 0),
                 _dev_cell(r),
-                cells.count(r.finetune.steps),
+                _checkpoint_cell(r),
                 cells.text("from the cache" if r.cached else "fine-tuned"),
                 cells.Cell(
                     kind="number",

@@ -36,6 +36,7 @@ from audit.results.comparison_verdict import (
     judge_comparison,
 )
 from audit.results.extrinsic import (
+    ChosenCheckpoint,
     CurvePoint,
     DevCheck,
     ExtrinsicRecord,
@@ -96,6 +97,7 @@ __all__ = [
     "AuditInfo",
     "AuditResult",
     "BootstrapSettings",
+    "ChosenCheckpoint",
     "ComparisonRecord",
     "ComparisonVerdict",
     "ControlCheck",

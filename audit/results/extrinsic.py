@@ -209,7 +209,9 @@ class CurvePoint(Record):
 
 
 class DevCheck(Record):
-    """Whether the fine-tuning learned the task: its final dev score against a floor."""
+    """Whether the fine-tuning learned the task: the dev score of the chosen checkpoint
+    (`ExtrinsicRecord.chosen_checkpoint`; the last step before results_version 3.0)
+    against a floor."""
 
     metric: Literal["pearson", "accuracy"]
     value: float | None
@@ -217,6 +219,18 @@ class DevCheck(Record):
     floor_reason: str
     passed: bool
     n: int = Field(description="Dev examples scored.")
+
+
+class ChosenCheckpoint(Record):
+    """The fine-tuning checkpoint a task was measured at, and why (results_version 3.0)."""
+
+    step: int
+    rule: Literal["best_dev", "last"] = Field(
+        description="The spec's rule: the best dev score, or the last step."
+    )
+    dev: float | None = Field(description="The dev score (Pearson or accuracy) at that step.")
+    scored: int = Field(description="Checkpoints whose dev score the rule chose among.")
+    reason: str = Field(description="Why this step, in words (for the report).")
 
 
 class ExtrinsicRecord(Record):
@@ -233,6 +247,11 @@ class ExtrinsicRecord(Record):
     note: str = ""
     ideal_value: float | None = None
     dev_check: DevCheck | None = None
+    chosen_checkpoint: ChosenCheckpoint | None = Field(
+        default=None,
+        description="The checkpoint `value` and `dev_check` are from (results_version 3.0; "
+        "None in older files, whose values are from the last step).",
+    )
     curve: list[CurvePoint] = Field(
         default_factory=list, description="K, 2K, ... and the last step of the fine-tuning."
     )

@@ -25,6 +25,9 @@
   3.0 also adds `seat`: per SEAT test and model the sets' sizes, effect size, permutation
   p-value (exact or sampled, n_samples, seed) and pooling, with the mean |d| per bias
   type; a file without it reads with `seat: null`.
+  3.0 also adds `extrinsic[].chosen_checkpoint`: the fine-tuning checkpoint a task
+  was measured at (best dev score by default); older files were measured at the
+  last step.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """

@@ -216,12 +216,28 @@ def check_extrinsic(
                 )
             )
         first.setdefault(task.task, i)
+        findings += _warn_finetune_budget(task, loc)
         for j, model_id in enumerate(task.models or []):
             if known is not None and model_id not in known:
                 findings.append(
                     _not_in_spec("model", model_id, (*loc, "models", j), known, "models")
                 )
     return findings
+
+
+def _warn_finetune_budget(task: ExtrinsicSpec, loc: Loc) -> list[Finding]:
+    """Warnings about a fine-tuning too short to learn the task (`audit.extrinsic.budget`),
+    judged by the task's known training size; `audit plan` judges it by the data read."""
+    from audit.extrinsic.budget import budget_warnings
+    from audit.extrinsic.catalog import EXTRINSIC_TASKS
+
+    if task.task not in EXTRINSIC_TASKS:
+        return []
+    n_train = EXTRINSIC_TASKS.entry(task.task).training_examples
+    return [
+        Finding((*loc, "finetune", w.field), w.message, severity="warning")
+        for w in budget_warnings(task.finetune, n_train)
+    ]
 
 
 def check_gates(gates: Items[GateSpec], sections: SpecSections) -> list[Finding]:

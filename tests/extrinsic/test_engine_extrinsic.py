@@ -100,8 +100,17 @@ def test_each_model_and_variant_is_fine_tuned_and_measured(
         assert r.value is not None and r.value >= 0
         assert r.n == 6 * 4 and r.detail.n_templates == 6  # type: ignore[union-attr]
         assert [p.step for p in r.curve] == [3, 6]
-        assert r.curve[-1].value == pytest.approx(r.value)
+        assert [e.step for e in r.finetune.evaluations] == [3, 6], "dev at every checkpoint"
+        assert [p.dev for p in r.curve] == [e.pearson for e in r.finetune.evaluations]
+        chosen = r.chosen_checkpoint
+        assert chosen is not None and chosen.rule == "best_dev" and chosen.scored == 2
+        devs = {p.step: p.dev for p in r.curve if p.dev is not None}
+        assert chosen.dev == max(devs.values())
+        assert chosen.step == min(s for s, v in devs.items() if v == chosen.dev)
+        at_chosen = next(p for p in r.curve if p.step == chosen.step)
+        assert at_chosen.value == pytest.approx(r.value), "measured at the chosen checkpoint"
         assert r.dev_check is not None and r.dev_check.metric == "pearson"
+        assert r.dev_check.value == chosen.dev
         assert r.dev_check.n == 24 and r.dev_check.floor == 0.5
         assert r.finetune.pooling == ("last" if r.model == "tiny-gpt2" else "cls")
     # stored once: in `extrinsic`, never again as measurements
@@ -207,6 +216,11 @@ def test_report_shows_the_extrinsic_section_and_page_one(
     ]
     table = section.tables[0]
     assert len(table.rows) == 3 and table.rows[2][0].sub.startswith("dropout")
+    column = table.columns.index("Checkpoint")
+    for row, record in zip(table.rows, outcome.result.extrinsic, strict=True):
+        chosen = record.chosen_checkpoint
+        assert chosen is not None
+        assert row[column].text == f"{chosen.step} of 6" and row[column].note == chosen.reason
     corr = section.tables[1]
     assert "No test was computed: too few models with both values." in corr.caption
     assert all("too few models" in cell.note for row in corr.rows for cell in row[1:])
@@ -231,8 +245,26 @@ def test_plan_says_which_fine_tunings_are_cached(
     fresh = plan_audit(load_spec(root / "spec.yaml"), settings_for(root, cache), SilentDisplay())
     lines = describe_extrinsic(fresh)
     assert lines[0] == "Extrinsic tasks:"
-    assert "regression head on 48 examples, 6 steps x 8" in lines[1]
+    assert "regression head on 48 examples, 6 steps x 8 (1 epoch)" in lines[1]
+    assert lines[1].endswith("measured at the best dev checkpoint):")
     assert lines[2].startswith("    tiny-gpt2: to fine-tune (key ")
     assert lines[4] == "    bert-dropout: to fine-tune once the variant is trained"
     first = runs[0].result.extrinsic
     assert lines[2].endswith(f"(key {first[0].key[:8]})"), "the key the run used"
+
+
+def test_plan_warns_about_a_budget_below_one_epoch(tmp_path: Path, shared_data: Path) -> None:
+    from audit.pipeline.plan_text import describe_extrinsic
+
+    root = make_spec_dir(tmp_path, shared_data)
+    spec = root / "spec.yaml"
+    spec.write_text(spec.read_text().replace("steps: 6, batch_size: 8", "steps: 3, batch_size: 8"))
+    planned = plan_audit(load_spec(spec), settings_for(root, tmp_path / "c"), SilentDisplay())
+    lines = describe_extrinsic(planned)
+    assert "3 steps x 8 (0.5 epochs)" in lines[1]
+    assert lines[2].startswith(
+        "    warning: finetune.steps: fine-tuning budget too small: 3 steps x 8 of 48 training "
+        "examples are 50% of an epoch"
+    )
+    assert "give at least 6 steps (one epoch)" in lines[2]
+    assert lines[3].startswith("    tiny-gpt2: to fine-tune (key ")

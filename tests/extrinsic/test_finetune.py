@@ -88,10 +88,11 @@ def encoder_state(model: torch.nn.Module) -> dict[str, torch.Tensor]:
 
 def test_settings_defaults_and_length() -> None:
     default = FineTuneSettings()
-    assert (default.learning_rate, default.batch_size, default.max_length) == (2e-5, 16, 128)
+    assert (default.learning_rate, default.batch_size, default.max_length) == (5e-5, 16, 128)
     assert (default.warmup, default.checkpoint_every, default.pooling) == (0.1, 100, None)
-    assert default.total_steps(10) == 3  # 3 epochs of one batch of 16
-    assert FineTuneSettings(batch_size=4).total_steps(10) == 9  # ceil(10 / 4) * 3
+    assert default.checkpoint == "best_dev"
+    assert default.total_steps(10) == 2  # 2 epochs of one batch of 16
+    assert FineTuneSettings(batch_size=4).total_steps(10) == 6  # ceil(10 / 4) * 2
     assert FineTuneSettings(epochs=0.5, batch_size=4).total_steps(10) == 2
     assert FineTuneSettings(steps=7).total_steps(10) == 7
     with pytest.raises(ValidationError, match="not both"):

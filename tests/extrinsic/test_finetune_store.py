@@ -72,6 +72,9 @@ def test_key_covers_model_task_options_settings_and_data() -> None:
         key_of(data_sha256="other"),
     ]
     assert len({base, *changed}) == len(changed) + 1
+    # which checkpoint is measured changes no weight and no curve point: the same key
+    assert key_of(settings=settings(checkpoint="last").resolved("masked", 0)) == base
+    assert "checkpoint" not in settings().training_dump()
     with pytest.raises(ValueError, match="resolved"):
         key_of(settings=FineTuneSettings())
 

@@ -1,6 +1,6 @@
 """The head kinds the extrinsic stage asks instead of branching: the head a task is
-fine-tuned with (its own, else its kind's built-in head), each kind's dev score, and the
-dev check against its floor."""
+fine-tuned with (its own, else its kind's built-in head), each kind's dev score, the
+checkpoint a task is measured at, and the dev check against its floor."""
 
 from __future__ import annotations
 
@@ -11,7 +11,14 @@ import pytest
 from audit.errors import AuditUserError
 from audit.extrinsic.finetune.examples import LabelledText
 from audit.extrinsic.finetune.task_head import REGRESSION, classification
-from audit.extrinsic.head_kinds import HEAD_KINDS, MIN_DEV_PEARSON, dev_check, task_head
+from audit.extrinsic.head_kinds import (
+    HEAD_KINDS,
+    MIN_DEV_PEARSON,
+    choose_checkpoint,
+    chosen_evaluation,
+    dev_check,
+    task_head,
+)
 from audit.extrinsic.sts_data import StsRow
 from audit.extrinsic.tasks.base import HeadKind, TaskData
 from audit.results import DevEvaluation, FineTuneSummary
@@ -71,15 +78,12 @@ def test_a_tasks_own_head_is_used_when_of_its_entrys_kind() -> None:
 def test_regression_dev_check() -> None:
     head = HEAD_KINDS["regression"]
     data = TaskData(dataset="sts_b", train=[], dev=[sts_row(1.0)], evaluation=None)
-    check = dev_check(head, summary("regression", DevEvaluation(step=8, n=5, pearson=0.5)), data)
+    check = dev_check(head, DevEvaluation(step=8, n=5, pearson=0.5), data)
     assert check is not None and check.metric == "pearson"
     assert (check.value, check.floor, check.passed, check.n) == (0.5, MIN_DEV_PEARSON, True, 5)
-    low = dev_check(head, summary("regression", DevEvaluation(step=8, n=5, pearson=0.49)), data)
+    low = dev_check(head, DevEvaluation(step=8, n=5, pearson=0.49), data)
     assert low is not None and not low.passed
-    assert (
-        dev_check(head, summary("regression", DevEvaluation(step=4, n=5, pearson=0.9)), data)
-        is None
-    ), "no final dev score"
+    assert dev_check(head, None, data) is None, "no dev score at the chosen checkpoint"
     assert head.dev_value(DevEvaluation(step=4, n=5, pearson=0.7, accuracy=0.1)) == 0.7
 
 
@@ -87,11 +91,48 @@ def test_classification_dev_check_beats_the_majority_label() -> None:
     head = HEAD_KINDS["classification"]
     data = TaskData(dataset="x", train=[], dev=labelled("a", "a", "b"), evaluation=None)
     at_floor = DevEvaluation(step=8, n=3, accuracy=2 / 3)
-    check = dev_check(head, summary("classification", at_floor), data)
+    check = dev_check(head, at_floor, data)
     assert check is not None and check.metric == "accuracy"
     assert check.floor == 2 / 3 and not check.passed, "guessing the majority is no learning"
-    better = dev_check(
-        head, summary("classification", DevEvaluation(step=8, n=3, accuracy=1.0)), data
-    )
+    better = dev_check(head, DevEvaluation(step=8, n=3, accuracy=1.0), data)
     assert better is not None and better.passed
     assert head.dev_value(DevEvaluation(step=4, n=5, pearson=0.7, accuracy=0.1)) == 0.1
+
+
+def curve(*pearsons: float | None, every: int = 4) -> FineTuneSummary:
+    """A summary with a dev Pearson at every checkpoint (K = `every`)."""
+    steps = [every * (i + 1) for i in range(len(pearsons))]
+    scores = [DevEvaluation(step=s, n=5, pearson=p) for s, p in zip(steps, pearsons, strict=True)]
+    done = summary("regression", *scores)
+    return done.model_copy(update={"steps": steps[-1], "checkpoint_steps": steps})
+
+
+def test_best_dev_chooses_the_highest_dev_score_the_earliest_of_equal_ones() -> None:
+    head = HEAD_KINDS["regression"]
+    chosen = choose_checkpoint(head, curve(0.2, 0.85, 0.8, 0.85), "best_dev")
+    assert (chosen.step, chosen.dev, chosen.scored, chosen.rule) == (8, 0.85, 4, "best_dev")
+    assert chosen.reason == "step 8 of 16: the highest dev pearson of 4 checkpoints"
+    last = choose_checkpoint(head, curve(0.2, 0.5, 0.9), "best_dev")
+    assert (last.step, last.dev) == (12, 0.9) and last.reason.startswith("the last step:")
+    skipped = choose_checkpoint(head, curve(None, 0.3, 0.1), "best_dev")
+    assert (skipped.step, skipped.scored) == (8, 2), "a checkpoint without a score is no choice"
+    best_accuracy = summary(
+        "classification",
+        DevEvaluation(step=4, n=3, accuracy=0.9),
+        DevEvaluation(step=8, n=3, accuracy=0.6),
+    ).model_copy(update={"checkpoint_steps": [4, 8]})
+    assert choose_checkpoint(HEAD_KINDS["classification"], best_accuracy, "best_dev").step == 4
+
+
+def test_last_and_the_fallbacks_to_the_last_step() -> None:
+    head = HEAD_KINDS["regression"]
+    last = choose_checkpoint(head, curve(0.2, 0.85, 0.8), "last")
+    assert (last.step, last.dev, last.scored, last.rule) == (12, 0.8, 3, "last")
+    end_only = summary("regression", DevEvaluation(step=8, n=5, pearson=0.6))
+    chosen = choose_checkpoint(head, end_only, "best_dev")
+    assert (chosen.step, chosen.dev, chosen.scored) == (8, 0.6, 1)
+    assert "dev_at_checkpoints: false" in chosen.reason
+    unscored = choose_checkpoint(head, summary("regression"), "best_dev")
+    assert (unscored.step, unscored.dev, unscored.scored) == (8, None, 0)
+    assert chosen_evaluation(end_only, 8) == end_only.evaluations[0]
+    assert chosen_evaluation(end_only, 4) is None

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from audit.ids import PluginId
-from audit.results import ExtrinsicRecord, TprGapResult
+from audit.results import ChosenCheckpoint, ExtrinsicRecord, TprGapResult
 from audit.results.record import Record
 from tests.extrinsic.test_head_kinds import summary
 from tests.results.test_unknown import _tpr_detail
@@ -47,3 +47,13 @@ def test_a_built_in_result_reads_back_as_its_type() -> None:
     tpr = TprGapResult.model_validate(_tpr_detail())
     again = ExtrinsicRecord.model_validate_json(_record(tpr).model_dump_json())
     assert isinstance(again.detail, TprGapResult) and again.detail == tpr
+
+
+def test_the_chosen_checkpoint_reads_back_and_is_none_in_older_records() -> None:
+    chosen = ChosenCheckpoint(step=4, rule="best_dev", dev=0.8, scored=2, reason="best")
+    record = _record(_GapResult(value=0.25, n=6)).model_copy(update={"chosen_checkpoint": chosen})
+    again = ExtrinsicRecord.model_validate_json(record.model_dump_json())
+    assert again.chosen_checkpoint == chosen
+    older = record.model_dump(mode="json")
+    del older["chosen_checkpoint"]  # results_version 2.2 and before
+    assert ExtrinsicRecord.model_validate(older).chosen_checkpoint is None

@@ -9,7 +9,8 @@
 
 The key is a sha256 over the model's fingerprint, the task's name and options, the
 fine-tuning settings (seed and pooling filled in; `checkpoint_every` included, since K
-decides which curve points exist, although resuming is exact whatever K is) and the
+decides which curve points exist, although resuming is exact whatever K is; `checkpoint`,
+which only chooses among the stored points, left out) and the
 head's hash of the training and dev data (a classifier's: with its label order). The
 same spec never fine-tunes twice. `planned_key` gives the key without loading the model,
 so a plan can tell what is cached; `cached_finetune` reads or fine-tunes and stores.
@@ -68,7 +69,7 @@ def finetune_key(
             "model": model_fingerprint,
             "task": task,
             "options": dict(task_options),
-            "settings": settings.model_dump(mode="json"),
+            "settings": settings.training_dump(),
             "data": data_sha256,
         }
     )
@@ -299,7 +300,7 @@ def cached_finetune(
         "task_options": dict(task_options),
         "model_id": loaded.model_id,
         "model_fingerprint": loaded.fingerprint,
-        "settings": resolved.model_dump(mode="json"),
+        "settings": resolved.training_dump(),
         "data_sha256": data_sha256,
     }
     return store.commit(done.model, description=description, summary=done.summary)

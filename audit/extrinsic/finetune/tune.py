@@ -56,13 +56,11 @@ class FineTuned:
 def finetune_identity(facts: dict[str, Any], settings: FineTuneSettings) -> str:
     """A hash of what makes two fine-tunings the same: `facts` (model, task, data hash)
     and the settings without those that change no weight (`checkpoint_every`,
-    `dev_at_checkpoints`)."""
-    payload = {
-        **facts,
-        "settings": settings.model_dump(
-            mode="json", exclude={"checkpoint_every", "dev_at_checkpoints"}
-        ),
-    }
+    `dev_at_checkpoints`, `checkpoint`)."""
+    settings_json = settings.training_dump()
+    for name in ("checkpoint_every", "dev_at_checkpoints"):
+        settings_json.pop(name, None)
+    payload = {**facts, "settings": settings_json}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -232,7 +230,7 @@ def finetune(
             "device": device_label(device),
             "checkpoint_steps": hook.checkpoint_steps,
             "evaluations": hook.evaluations,
-            "settings": resolved.model_dump(mode="json"),
+            "settings": resolved.training_dump(),
             **result.summary_fields(),
         }
     )
