@@ -81,7 +81,7 @@ def sentence_vectors(
     body: Any = loaded.model.base_model
     out: list[torch.Tensor] = []
     tokens = 0
-    with torch.inference_mode():
+    with torch.no_grad():  # not inference_mode: INLP's classifiers take gradients of them
         for start in range(0, len(rows), batch_size):
             batch = collate(rows[start : start + batch_size], pad).to(loaded.device)
             hidden = body(input_ids=batch.input_ids, attention_mask=batch.attention_mask)[0]

@@ -51,7 +51,7 @@ def load_attribute_words(path: Path, bias_type: BiasType, field: str) -> list[tu
         found = ", ".join(sorted(data)) if isinstance(data, dict) else type(data).__name__
         raise AuditUserError(
             f"{field}: {path} has no list of word tuples under '{bias_type}' (found: "
-            f"{found}); expected {{\"{bias_type}\": [[word, word, ...], ...]}}"
+            f'{found}); expected {{"{bias_type}": [[word, word, ...], ...]}}'
         )
     tuples: list[tuple[str, ...]] = []
     for index, group in enumerate(groups):

@@ -65,29 +65,34 @@ def linear_svm(
     x = x.double()
     classes = torch.unique(y)
     targets = classes[1:] if len(classes) == 2 else classes
-    rows = []
-    for label in targets:
-        t = torch.where(y == label, 1.0, -1.0).double()
-        w = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
-        optimiser = torch.optim.LBFGS(
-            [w],
-            max_iter=max_iter,
-            tolerance_grad=1e-9,
-            tolerance_change=1e-12,
-            history_size=20,
-            line_search_fn="strong_wolfe",
-        )
-
-        def loss(w: torch.Tensor = w, t: torch.Tensor = t) -> torch.Tensor:
-            optimiser.zero_grad()
-            margin = torch.clamp(1 - t * (x @ w), min=0)
-            value = 0.5 * w.dot(w) + c * margin.pow(2).sum()
-            value.backward()
-            return value
-
-        optimiser.step(loss)
-        rows.append(w.detach())
+    rows = [
+        _fit_one(x, torch.where(y == label, 1.0, -1.0).double(), c, max_iter) for label in targets
+    ]
     return torch.stack(rows)
+
+
+def _fit_one(x: torch.Tensor, t: torch.Tensor, c: float, max_iter: int) -> torch.Tensor:
+    """One class against the rest (targets t = +-1) by full-batch L-BFGS."""
+    w = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
+    optimiser = torch.optim.LBFGS(
+        [w],
+        max_iter=max_iter,
+        tolerance_grad=1e-9,
+        tolerance_change=1e-12,
+        history_size=20,
+        line_search_fn="strong_wolfe",
+    )
+
+    def loss() -> torch.Tensor:
+        optimiser.zero_grad()
+        margin = torch.clamp(1 - t * (x @ w), min=0)
+        value = 0.5 * w.dot(w) + c * margin.pow(2).sum()
+        value.backward()
+        return value
+
+    with torch.enable_grad():
+        optimiser.step(loss)
+    return w.detach()
 
 
 def accuracy(weights: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> float:

@@ -73,9 +73,7 @@ def test_projected_variants_are_audited_beside_their_base(
     summaries = {v.id: v.summary for v in result.variants}
     assert {s.objective for s in summaries.values()} == {"sentence_debias", "inlp"}
     assert all(s.steps == 0 and s.examples > 0 for s in summaries.values())
-    values = {
-        m.model: m.value for m in result.measurements if m.measure.name == "bias_score"
-    }
+    values = {m.model: m.value for m in result.measurements if m.measure.name == "bias_score"}
     assert values["bert-sd"] != values["tiny-bert"] and values["bert-inlp"] != values["tiny-bert"]
     assert result.lm_quality is not None
     costs = {r.variant: r for r in result.lm_quality.records}

@@ -102,11 +102,9 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
             "test_accuracy_before": accuracy(before, x[test], y[test]),
             "test_accuracy_after": accuracy(after, projected[test], y[test]),
             "test_majority_rate": majority,
-            "rank_removed": int(round(float(x.shape[1] - result.projection.trace()))),
+            "rank_removed": round(float(x.shape[1] - result.projection.trace())),
         },
     )
 
 
-METHOD = VariantMethod(
-    parts=single_part, training_data=training_data, objective=objective, fit=fit
-)
+METHOD = VariantMethod(parts=single_part, training_data=training_data, objective=objective, fit=fit)

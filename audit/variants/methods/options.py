@@ -103,8 +103,8 @@ class _ProjectionOptions(_Options):
     )
     attribute_words: str | None = Field(
         None,
-        description="bias-bench's bias_attribute_words.json ({\"gender\": [[male, female], "
-        "...], \"race\": [[w1, w2, w3], ...], \"religion\": ...}); default: <data "
+        description='bias-bench\'s bias_attribute_words.json ({"gender": [[male, female], '
+        '...], "race": [[w1, w2, w3], ...], "religion": ...}); default: <data '
         "dir>/seat/bias_attribute_words.json.",
     )
 

@@ -76,6 +76,4 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
     )
 
 
-METHOD = VariantMethod(
-    parts=single_part, training_data=training_data, objective=objective, fit=fit
-)
+METHOD = VariantMethod(parts=single_part, training_data=training_data, objective=objective, fit=fit)
