@@ -227,6 +227,10 @@ def load_model(
     tokenizer = load_tokenizer(files, spec)
     model = load_weights(files, spec, kind, device=torch_device, dtype=dtype)
     model.eval()
+    for path in resolved.files.get("projection", ()):
+        from audit.models.projection import attach_projection, read_projection
+
+        attach_projection(model, read_projection(path, spec.id))
     return LoadedModel(
         model_id=spec.id,
         model_type=kind,

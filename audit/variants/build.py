@@ -44,6 +44,9 @@ def build_variants(
         original = {k: v.detach().clone() for k, v in loaded.model.state_dict().items()}
         for job in base_jobs:
             loaded.model.load_state_dict(original)
+            if job.fit is not None:
+                stored[job.model_id] = _project_one(job, loaded, occupations, display)
+                continue
             stored[job.model_id] = _train_one(
                 job, loaded, loaded.fingerprint, occupations, display, stop_after
             )
@@ -99,6 +102,53 @@ def _train_one(
             if summary.first_loss is not None and summary.last_loss is not None
             else ""
         )
+    )
+    return done
+
+
+def _project_one(
+    job: VariantJob,
+    loaded: LoadedModel,
+    occupations: Sequence[str] | None,
+    display: Display,
+) -> StoredVariant:
+    """A post-hoc variant: its projection computed once from the base model, saved with
+    the base model's files (`audit.variants.posthoc`), probed with the projection on."""
+    from audit.models.projection import attach_projection, save_projection
+    from audit.variants.posthoc import ProjectionSetup, fit_projection, projection_summary
+
+    assert job.fit is not None and job.training.seed is not None
+    key = f"project {job.model_id}"
+    display.step(key, f"computing {job.model_id} ({job.method.name} of {job.base})")
+    setup = ProjectionSetup(
+        loaded=loaded,
+        data=job.data,
+        options=job.options,
+        seed=job.training.seed,
+        batch_size=job.training.batch_size,
+        max_length=job.training.max_length,
+        loc=f"variants[{job.entry_index}]",
+    )
+    fit, seconds = fit_projection(setup, job.fit)
+    handle = attach_projection(loaded.model, fit.matrix)
+    try:
+        probe = probe_variant(loaded, occupations)
+    finally:
+        handle.remove()
+    staging = job.store.staging_dir()
+    save_variant(loaded, staging)
+    save_projection(fit.matrix, staging)
+    summary = projection_summary(job.method.name, fit, seconds, loaded.device)
+    done = job.store.commit(
+        staging,
+        description={**job.describe(), "projection": fit.facts},
+        summary=summary,
+        probe=probe,
+    )
+    display.end_step(
+        key,
+        f"{job.model_id}: projection computed from {fit.examples} examples in "
+        f"{format_duration(seconds)} (not trained)",
     )
     return done
 

@@ -16,6 +16,8 @@ from audit.variants.methods.options import (
     BiasControlledOptions,
     CdaOptions,
     DropoutOptions,
+    InlpOptions,
+    SentenceDebiasOptions,
 )
 
 
@@ -97,5 +99,64 @@ VARIANT_METHODS.register(
         ),
         options=BiasControlledOptions,
         target="audit.variants.methods.bias_controlled:METHOD",
+    )
+)
+VARIANT_METHODS.register(
+    VariantMethodEntry(
+        card=_card(
+            "sentence_debias",
+            "SentenceDebias (post-hoc projection)",
+            "Remove the bias subspace, found by PCA of counterfactual sentences' vectors, "
+            "from the last hidden states before the LM head. Not trained.",
+            what="Every corpus sentence with an attribute word gives a set: the sentence "
+            "with that word replaced by each word of its tuple (bias-bench's "
+            "bias_attribute_words.json). The base model's mean-pooled last hidden states of "
+            "a set are normalised to unit length and centred on the set's mean; the first "
+            "k principal components of all of them (k = 1, as bias-bench) span the bias "
+            "subspace V, and the variant's last hidden states h become h - V^T V h.",
+            citation="Liang et al. 2020 (ACL); as implemented by Meade et al. 2022 "
+            "(McGill-NLP/bias-bench)",
+            limitations=(
+                "The subspace is linear and found from sentence means; token-level states "
+                "keep whatever bias lies outside it, and earlier layers are untouched.",
+                "Word tuples are matched as whole lower-case words split on spaces; a word "
+                "next to punctuation is not swapped.",
+                "The LM head sees states it was not trained on: the language-modelling cost "
+                "is part of the result.",
+            ),
+        ),
+        options=SentenceDebiasOptions,
+        target="audit.variants.methods.sentence_debias:METHOD",
+    )
+)
+VARIANT_METHODS.register(
+    VariantMethodEntry(
+        card=_card(
+            "inlp",
+            "Iterative nullspace projection (INLP)",
+            "Remove, one classifier at a time, the directions along which linear "
+            "classifiers find the attribute class in the last hidden states. Not trained.",
+            what="Corpus sentences with attribute words of one class only (male / female; "
+            "race or religion) and neutral ones, cut after a random word as bias-bench "
+            "does, give the base model's mean-pooled last hidden states. For each of n "
+            "iterations (80, as bias-bench) a linear SVM (squared hinge, no intercept, "
+            "one-vs-rest) learns the class from the states projected so far and its row "
+            "space is added to the removed directions; P projects onto the intersection "
+            "of the nullspaces and the variant's last hidden states become P h.",
+            citation="Ravfogel et al. 2020 (ACL); as implemented by Meade et al. 2022 "
+            "(McGill-NLP/bias-bench)",
+            limitations=(
+                "bias-bench trains scikit-learn's LinearSVC; this tool minimises the same "
+                "objective with L-BFGS in torch, so its classifiers agree up to the solver's "
+                "tolerance, not bit for bit.",
+                "Only linear information is removed, from the last layer only; each "
+                "iteration removes one direction per class, so 80 iterations remove up to "
+                "240 of the model's dimensions for gender.",
+                "The LM head sees states it was not trained on: the language-modelling cost "
+                "is part of the result.",
+            ),
+        ),
+        options=InlpOptions,
+        target="audit.variants.methods.inlp:METHOD",
     )
 )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from audit.variants.corpus import Corpus
     from audit.variants.objective import Objective, TrainingData
+    from audit.variants.posthoc import ProjectionFit, ProjectionSetup
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,7 @@ class VariantJob:
     objective: Objective
     key: str
     store: VariantStore
+    fit: Callable[[ProjectionSetup], ProjectionFit] | None = None  # post-hoc methods
 
     @property
     def cached(self) -> bool:
@@ -61,6 +63,9 @@ class VariantJob:
         return self.store.has_checkpoint()
 
     def total_steps(self) -> int:
+        """Training steps; 0 for a post-hoc method (computed once, not trained)."""
+        if self.fit is not None:
+            return 0
         return self.training.total_steps(self.data.n_examples())
 
     def describe(self) -> dict[str, Any]:
@@ -170,6 +175,7 @@ def plan_variants(
                     objective=objective,
                     key=key,
                     store=VariantStore.of(cache_dir, key),
+                    fit=method.fit,
                 )
             )
     return plan

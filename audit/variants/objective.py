@@ -31,11 +31,17 @@ class TrainingData:
     attribute_sentences: tuple[str, ...] = ()
     attribute_words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     target_words: tuple[str, ...] = ()
+    #: Post-hoc projections (INLP, SentenceDebias): sentences by label (a class, or the
+    #: position in a counterfactual set, rows aligned across labels).
+    labelled: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def n_examples(self) -> int:
-        """Training examples: the sentences, or target + attribute sentences for AT."""
+        """Training examples: the sentences, target + attribute sentences for AT, or the
+        labelled sentences of a projection."""
         if self.sentences:
             return len(self.sentences)
+        if self.labelled:
+            return sum(len(v) for v in self.labelled.values())
         return len(self.target_sentences) + len(self.attribute_sentences)
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from audit.variants.corpus import Corpus
     from audit.variants.objective import Objective, TrainingData
+    from audit.variants.posthoc import ProjectionFit, ProjectionSetup
     from audit.variants.wordlists import GenderWordLists
 
 
@@ -74,11 +75,14 @@ def single_part(options: object) -> list[VariantPart]:
 class VariantMethod:
     """A method module's three functions (each module ends with `METHOD = VariantMethod(...)`):
     the parts it trains (`single_part` for one model), each part's training data, and the
-    training objective."""
+    training objective. A post-hoc method (INLP, SentenceDebias) also gives `fit`: it is
+    not trained; `fit` computes, once, the projection of the base model's last hidden
+    states from the data (`audit.variants.posthoc`), and the objective is never run."""
 
     parts: Callable[[Any], list[VariantPart]]
     training_data: Callable[[Corpus, Any, VariantPart, MethodContext], TrainingData]
     objective: Callable[[Any], Objective]
+    fit: Callable[[ProjectionSetup], ProjectionFit] | None = None
 
 
 def options_of(model: type[BaseModel], options: dict[str, Any]) -> Any:

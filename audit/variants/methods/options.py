@@ -95,3 +95,37 @@ class BiasControlledOptions(WordListOption):
                 {"got": str(value), "expected": "distinct ratios"},
             )
         return value
+
+
+class _ProjectionOptions(_Options):
+    bias_type: Literal["gender", "race", "religion"] = Field(
+        "gender", description="Which word tuples of the attribute word file are used."
+    )
+    attribute_words: str | None = Field(
+        None,
+        description='bias-bench\'s bias_attribute_words.json ({"gender": [[male, female], '
+        '...], "race": [[w1, w2, w3], ...], "religion": ...}); default: <data '
+        "dir>/seat/bias_attribute_words.json.",
+    )
+
+
+class SentenceDebiasOptions(_ProjectionOptions):
+    """SentenceDebias (Liang et al. 2020), as bias-bench runs it."""
+
+    components: int = Field(
+        1, ge=1, description="Principal components of the bias subspace removed (bias-bench: 1)."
+    )
+    max_sets: int | None = Field(
+        None, ge=2, description="Cap on counterfactual sets (first N in corpus order)."
+    )
+
+
+class InlpOptions(_ProjectionOptions):
+    """Iterative nullspace projection (Ravfogel et al. 2020), as bias-bench runs it."""
+
+    iterations: int = Field(
+        80, ge=1, description="Classifiers trained, each removing its row space (bias-bench: 80)."
+    )
+    max_sentences: int = Field(
+        10000, ge=2, description="Sentences per class at most (bias-bench: 10000)."
+    )
