@@ -161,26 +161,6 @@ class BbqMeasure(PreparedMeasure):
     def prepare(self, scores: pd.DataFrame, *, scorer: ScorerInfo) -> ChoiceScores:
         return choice_scores(scores, scorer=scorer)
 
-    def compute(
-        self,
-        scores: pd.DataFrame,
-        *,
-        scorer: ScorerInfo,
-        options: MeasureOptions,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float = 0.05,
-    ) -> list[MeasureValue]:
-        from audit.stats.draws import bootstrap_draws
-
-        data = self.prepare(scores, scorer=scorer)
-        resamples = (
-            bootstrap_draws(data.strata, n_resamples=n_bootstrap, seed=seed)
-            if n_bootstrap > 0
-            else None
-        )
-        return self.evaluate(data, options, resamples, alpha)
-
     def values(self, data: ChoiceScores, draws: Draws, options: MeasureOptions) -> np.ndarray:
         opts = coerce_options(options, BbqOptions)
         pred = predict(data.scores, data.n_tokens, length_normalised=opts.length_normalised)

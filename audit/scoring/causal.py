@@ -161,7 +161,6 @@ def _score_batch(
     Inputs and target positions are built on the host and sent without blocking, and the
     sums stay on the device: the batch asks the GPU for nothing it must wait for.
     """
-    import torch
 
     width = max(len(x) for x in batch_ids)
     input_ids = np.full((len(batch_ids), width), pad_id, dtype=np.int64)
@@ -177,6 +176,22 @@ def _score_batch(
         rows.extend([row] * _scored_tokens(len(seq), context))
         cols.extend(range(first - 1, len(seq) - 1))
         targets.extend(seq[first:])
+    return [summed_target_log_probs(model, input_ids, attention, rows, cols, targets)]
+
+
+def summed_target_log_probs(
+    model: LoadedModel,
+    input_ids: np.ndarray,
+    attention: np.ndarray,
+    rows: list[int],
+    cols: list[int],
+    targets: list[int],
+) -> torch.Tensor:
+    """Per row of a padded batch, the float64 sum of log P(target | prefix) over its
+    (row, col, target) triples: the inputs sent to the model's device, the targets'
+    log-probabilities taken at the chosen positions only, summed on the device."""
+    import torch
+
     device = model.device
     row_t = to_device(np.array(rows, dtype=np.int64), device)
     token_lp = _target_log_probs(
@@ -187,9 +202,9 @@ def _score_batch(
         to_device(np.array(cols, dtype=np.int64), device),
         to_device(np.array(targets, dtype=np.int64), device),
     )
-    sums = torch.zeros(len(batch_ids), dtype=torch.float64, device=token_lp.device)
+    sums = torch.zeros(len(input_ids), dtype=torch.float64, device=token_lp.device)
     sums.index_add_(0, row_t.to(token_lp.device), token_lp.double())
-    return [sums]
+    return sums
 
 
 def _head_is_plain(model: LoadedModel) -> bool:

@@ -31,14 +31,14 @@ from audit.scoring.base import (
 )
 from audit.scoring.batch_journal import journaled
 from audit.scoring.batching import pack_by_length
-from audit.scoring.causal import _target_log_probs, _token_budget, causal_token_ids
+from audit.scoring.causal import _token_budget, causal_token_ids, summed_target_log_probs
 from audit.scoring.choice_prompt import ANSWER_SEPARATOR
 from audit.scoring.layer_ticks import LayerTicks
 from audit.scoring.masked.engine import run_masked_copies
 from audit.scoring.masked.inputs import encode_texts, mask_token_id, max_sequence_length
 from audit.scoring.masked.scorers import single_token_copies
 from audit.scoring.options import MaskedOptions
-from audit.scoring.transfer import to_device, to_host
+from audit.scoring.transfer import to_host
 
 if TYPE_CHECKING:
     import torch
@@ -158,7 +158,6 @@ def _causal_sums(
 def _causal_batch(
     model: LoadedModel, batch_ids: list[list[int]], starts: list[int], pad_id: int
 ) -> list[torch.Tensor]:
-    import torch
 
     width = max(len(x) for x in batch_ids)
     input_ids = np.full((len(batch_ids), width), pad_id, dtype=np.int64)
@@ -173,19 +172,7 @@ def _causal_batch(
         rows.extend([row] * (len(seq) - start))
         cols.extend(range(start - 1, len(seq) - 1))
         targets.extend(seq[start:])
-    device = model.device
-    row_t = to_device(np.array(rows, dtype=np.int64), device)
-    token_lp = _target_log_probs(
-        model,
-        to_device(input_ids, device),
-        to_device(attention, device),
-        row_t,
-        to_device(np.array(cols, dtype=np.int64), device),
-        to_device(np.array(targets, dtype=np.int64), device),
-    )
-    sums = torch.zeros(len(batch_ids), dtype=torch.float64, device=token_lp.device)
-    sums.index_add_(0, row_t.to(token_lp.device), token_lp.double())
-    return [sums]
+    return [summed_target_log_probs(model, input_ids, attention, rows, cols, targets)]
 
 
 @dataclass(frozen=True)
