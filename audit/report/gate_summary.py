@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from typing import Literal
 
 from audit.gates import judge_interval
-from audit.report.formatting import fmt_band, fmt_bound, fmt_estimate, group_name, plain
+from audit.report.formatting import (
+    fmt_band,
+    fmt_bound,
+    fmt_estimate,
+    group_name,
+    plain,
+    plural,
+)
 from audit.report.index import MeasurementIndex
 from audit.report.model import SummaryBlock
 from audit.report.tables import measure_digits
@@ -193,4 +200,89 @@ def gate_blocks(index: MeasurementIndex, verdicts: Sequence[GateVerdict]) -> lis
     for gate_index in dict.fromkeys(v.gate_index for v in verdicts):
         mine = [v for v in verdicts if v.gate_index == gate_index]
         blocks.append(_gate_block(index, gate_index, mine))
+    return blocks
+
+
+#: Gate checks listed one by one on page 1 (the worst first); past this, the rest are counted.
+PAGE_ONE_CHECKS = 12
+
+#: The order checks are listed in (and kept in when page 1 must count the rest).
+_ORDER = {"FAIL": 0, "INCONCLUSIVE": 1, "PASS": 2}
+
+
+def _check_varies(verdicts: Sequence[GateVerdict]) -> tuple[bool, bool, bool]:
+    """Whether the checks of one gate differ by model, by scorer (of one model), by group."""
+    scorers_of: dict[str, set[str]] = {}
+    for v in verdicts:
+        scorers_of.setdefault(v.model or "", set()).add(v.scorer.label if v.scorer else "")
+    return (
+        len({v.model for v in verdicts}) > 1,
+        any(len(s) > 1 for s in scorers_of.values()),
+        len({v.group for v in verdicts}) > 1,
+    )
+
+
+def _short_rule(index: MeasurementIndex, v: GateVerdict, checks: int) -> str:
+    """'Bias score on CrowS-Pairs, each bias type, every model: between 45 and 55'."""
+    record = index.dataset_record(v.dataset)
+    one, _ = _group_noun(record)
+    measure = index.cards.name(v.measure)
+    where = (
+        f"each {one}"
+        if v.group == "*" or checks > 1 and v.group != "all"
+        else ("whole dataset" if v.group == "all" else group_name(v.group))
+    )
+    return (
+        f"{measure[0].upper() + measure[1:]} on {index.cards.dataset_title(v.dataset)}, "
+        f"{where}: {_required(v)}"
+    )
+
+
+def page_one_gates(
+    index: MeasurementIndex, verdicts: Sequence[GateVerdict], limit: int = PAGE_ONE_CHECKS
+) -> list[SummaryBlock]:
+    """Page 1: one block per gate, its rule, verdict and tally, and its checks each with its
+    verdict and interval. Failing checks come first (farthest from the band first), then
+    inconclusive, then passing ones; past `limit` checks in all, the ones left are counted
+    by verdict under their gate, never dropped silently."""
+    ranked = sorted(
+        verdicts, key=lambda v: (_ORDER.get(v.verdict, 1), -_distance_out(v), v.gate_index)
+    )
+    shown = {id(v) for v in ranked[:limit]}
+    blocks = []
+    for gate_index in dict.fromkeys(v.gate_index for v in verdicts):
+        mine = [v for v in ranked if v.gate_index == gate_index]
+        first = mine[0]
+        digits = measure_digits(index, first.dataset, first.measure)
+        sizes = (r.groups if (r := index.dataset_record(first.dataset)) is not None else {}) or {}
+        varies = _check_varies(mine)
+        counts = {k: sum(v.verdict == k for v in mine) for k in ("PASS", "FAIL", "INCONCLUSIVE")}
+        tally = (
+            f"{counts['PASS']} pass, {counts['FAIL']} fail, {counts['INCONCLUSIVE']} inconclusive"
+            if len(mine) > 1
+            else ""
+        )
+        items = [
+            f"{v.verdict} " + _check_text(v, _where(v, varies, index), digits, _n(index, v, sizes))
+            for v in mine
+            if id(v) in shown
+        ]
+        left = [v.verdict for v in mine if id(v) not in shown]
+        if left:
+            by_verdict = ", ".join(
+                f"{left.count(k)} {k}" for k in ("FAIL", "INCONCLUSIVE", "PASS") if k in left
+            )
+            items.append(f"and {len(left)} more: {by_verdict} (see Gates and verdicts)")
+        overall = overall_verdict(mine)
+        text = _short_rule(index, first, len(mine))
+        if first.model and not varies[0] and len(index.result.models) > 1:
+            text += f" ({first.model})"
+        blocks.append(
+            SummaryBlock(
+                heading=f"Gate {gate_index + 1}: {overall}.",
+                text=text + (f"; {plural(len(mine), 'check')}: {tally}." if tally else "."),
+                items=items,
+                emphasis=EMPHASIS[overall],
+            )
+        )
     return blocks

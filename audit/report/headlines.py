@@ -15,6 +15,7 @@ from audit.report.formatting import (
     group_name,
     plain,
     plural,
+    upper_first,
 )
 from audit.report.index import MeasurementIndex, Unit
 from audit.report.model import SummaryBlock
@@ -172,3 +173,72 @@ def headline_block(index: MeasurementIndex, dataset: str) -> SummaryBlock | None
     if len(lines) == 1:
         return SummaryBlock(heading=heading + ".", text=" ".join(filter(None, [lines[0], lead])))
     return SummaryBlock(heading=heading + ".", text=lead, items=lines)
+
+
+def _side_words(values: list[tuple[str, Measurement]], ideal: float) -> str:
+    """Where each interval lies against the ideal value: which lie wholly above or below
+    it, and how many include it (those without an interval are counted apart)."""
+    above = [who for who, m in values if m.ci_low is not None and m.ci_low > ideal]
+    below = [who for who, m in values if m.ci_high is not None and m.ci_high < ideal]
+    bare = sum(m.ci_low is None or m.ci_high is None for _, m in values)
+    including = len(values) - len(above) - len(below) - bare
+    point = fmt_bound(ideal)
+    parts = []
+    if including:
+        parts.append(
+            f"the interval includes {point} for {including} of {len(values)}"
+            if including < len(values)
+            else f"every interval includes {point}"
+        )
+    if len(above) == len(values) or len(below) == len(values):
+        return f"Every interval lies wholly {'above' if above else 'below'} {point}."
+    if above:
+        parts.append(f"lies wholly above {point} for {', '.join(above)}")
+    if below:
+        parts.append(f"lies wholly below {point} for {', '.join(below)}")
+    if bare:
+        parts.append(f"{bare} without an interval")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "." if text else ""
+
+
+def headline_sentence(index: MeasurementIndex, dataset: str) -> SummaryBlock | None:
+    """Page 1's sentence on a dataset's headline measure: the counts of `headline_block`
+    when one model was scored once; otherwise each audited model's value with its interval
+    (variants are summed up by the variant study) and which intervals lie on which side of
+    the measure's ideal value."""
+    block = headline_block(index, dataset)
+    if block is None or not block.items:
+        return block
+    measure = _headline_measure(index, dataset)
+    if measure is None:
+        return None
+    digits = measure_digits(index, dataset, measure)
+    per_model: dict[str, list[str]] = {}
+    values: list[tuple[str, Measurement]] = []
+    n_variants = 0
+    for unit in index.units(dataset):
+        m = index.get(unit, dataset, measure, "all")
+        if m is None:
+            continue
+        if index.variants.is_variant(unit.model):
+            n_variants += 1
+            continue
+        scorer = unit.scorer.label
+        if m.value is None or m.status != "ok":
+            per_model.setdefault(unit.model, []).append(f"no value ({scorer})")
+            continue
+        estimate = fmt_estimate(m.value, m.ci_low, m.ci_high, digits, m.n)
+        per_model.setdefault(unit.model, []).append(f"{estimate} ({scorer})")
+        values.append((f"{unit.model} ({scorer})", m))
+    if not per_model:
+        return None
+    ideal = index.cards.ideal_value(measure)
+    lead = f"{index.cards.name(measure)}, ideal {fmt_bound(ideal)}" if ideal is not None else ""
+    text = "; ".join(f"{model} {', '.join(found)}" for model, found in per_model.items()) + "."
+    text = f"{upper_first(lead or index.cards.name(measure))}: {text}"
+    if ideal is not None and values:
+        text += " " + _side_words(values, ideal)
+    if n_variants:
+        text += f" The {plural(n_variants, 'value')} of variants are in their own section."
+    return SummaryBlock(heading=block.heading, text=text)

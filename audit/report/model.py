@@ -184,6 +184,29 @@ class Section(Part):
     charts: list[Chart] = Field(default_factory=list, description="Charts after the tables.")
 
 
+class PageOne(Part):
+    """Page 1 alone, for a reviewer who signs it: who, when and on which exact spec, each
+    model with a short fingerprint, every gate check with its interval, one sentence per
+    study, and the caveats as many as the Caveats section lists (audit/report/page_one.py)."""
+
+    facts: list[KeyValue]
+    models: list[KeyValue] = Field(
+        description="Label: the model id; value: its short fingerprint; title: the full one."
+    )
+    models_caption: str = ""
+    gates_caption: str = ""
+    gates: list[SummaryBlock] = Field(
+        default_factory=list,
+        description="One per gate: its rule and verdict; items: its checks, each with its "
+        "verdict and interval (failing first; the rest counted when there are many).",
+    )
+    findings: list[SummaryBlock] = Field(
+        default_factory=list, description="One sentence per dataset's headline and per study."
+    )
+    caveat_count: int = Field(description="Exactly the number the Caveats section lists.")
+    caveat_text: str = ""
+
+
 class Summary(Part):
     """Page 1 in plain words: the verdict and what it means, what was audited, each gate
     with the checks that did not pass, the headline numbers in counts, how to read an
@@ -206,6 +229,9 @@ class Summary(Part):
         default_factory=list,
         description="Reduced precision (bfloat16 / float16) and its float32 check; empty "
         "when every model ran in float32.",
+    )
+    page_one: PageOne | None = Field(
+        default=None, description="The signable first page; None only in hand-made models."
     )
 
 

@@ -20,6 +20,7 @@ from audit.report.headlines import headline_block
 from audit.report.index import MeasurementIndex
 from audit.report.lm_cost import lm_cost_blocks
 from audit.report.model import Caveat, Summary
+from audit.report.page_one import build_page_one, caveat_sentence
 from audit.report.precision import precision_blocks
 from audit.report.seat_section import seat_summary_block
 from audit.report.variant_summary import summary_blocks
@@ -119,17 +120,6 @@ def scope_sentence(index: MeasurementIndex) -> str:
     return text + "."
 
 
-def caveat_sentence(caveats: list[Caveat]) -> str:
-    warnings = [c.title for c in caveats if c.severity == "warning"]
-    if not warnings:
-        return ""
-    return (
-        f"{plural(len(warnings), 'caveat')} qualify these numbers (see Caveats): "
-        + "; ".join(warnings)
-        + "."
-    ).replace("1 caveat qualify", "1 caveat qualifies")
-
-
 def build_summary(
     index: MeasurementIndex, verdicts: list[GateVerdict], caveats: list[Caveat]
 ) -> Summary:
@@ -157,4 +147,5 @@ def build_summary(
         caveats=caveat_sentence(caveats),
         variants=summary_blocks(index) + lm_cost_blocks(index) + extrinsic_summary_blocks(index),
         precision=precision_blocks(index),
+        page_one=build_page_one(index, verdicts, caveats),
     )

@@ -1,0 +1,105 @@
+"""Page 1 alone is signable (issue 21): owner, date, spec sha256, each model's short
+fingerprint, every gate check with its verdict and interval, one sentence per study, and
+the caveats counted exactly as the Caveats section lists them, all on the first PDF page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from pypdf import PdfReader
+
+from audit.report.build import build_report
+from audit.report.formatting import fmt_date, fmt_estimate
+from audit.report.gate_summary import page_one_gates
+from audit.report.index import MeasurementIndex
+from audit.report.page_one import FINGERPRINT_DIGITS
+from audit.report.pdf import write_pdf
+from audit.report.render import render_html
+from tests.report.conftest import Rendered
+from tests.report.test_summary import demo_like
+
+
+def _page_one(pdf: Path) -> str:
+    """Page 1's text with whitespace collapsed, and hyphen-free breaks joined."""
+    return " ".join((PdfReader(pdf).pages[0].extract_text() or "").split())
+
+
+def _block(html: str) -> str:
+    """The HTML of the page-one block."""
+    start = html.index('<div class="page-one" id="page-one">')
+    return html[start : html.index('<section id="summary"', start)]
+
+
+def test_page_one_of_a_one_model_audit_with_gates_is_signable(tmp_path: Path) -> None:
+    result = demo_like()
+    report = build_report(result)
+    pdf = write_pdf(render_html(report), tmp_path / "report.pdf")
+    text = _page_one(pdf)
+    joined = text.replace(" ", "")
+    assert result.audit.owner in text
+    assert fmt_date(result.created_at) in text
+    assert result.audit.spec_sha256 in joined  # the whole hash, whatever the line breaks
+    for model in result.models:
+        assert f"{model.id} {model.fingerprint[:FINGERPRINT_DIGITS]}" in text
+    for v in result.gate_verdicts:
+        digits = 3 if v.measure.name == "safety_score" else 1
+        assert f"{v.verdict} " in text
+        assert fmt_estimate(v.value, v.ci_low, v.ci_high, digits) in text, v
+    # the caveats: counted as the Caveats section lists them, each by its title
+    assert len(report.caveats) == 5
+    assert f"{len(report.caveats)} caveats, listed under Caveats" in text
+    for caveat in report.caveats:
+        assert caveat.title in text
+
+
+def test_page_one_caveat_count_is_the_sections_count(rendered: Rendered) -> None:
+    block = _block(rendered.html)
+    listed = rendered.html.count('<div class="caveat ')
+    assert listed == len(rendered.report.caveats) > 0
+    (count,) = re.findall(r"(\d+) caveats?, listed under Caveats", block)
+    assert int(count) == listed
+
+
+def test_every_gate_check_is_on_page_one_until_many_pass(rendered: Rendered) -> None:
+    result = rendered.result
+    index = MeasurementIndex(result)
+    verdicts = list(result.gate_verdicts)
+    blocks = page_one_gates(index, verdicts, limit=len(verdicts))
+    listed = [i for b in blocks for i in b.items]
+    assert len(listed) == len(verdicts)
+    assert all(i.split()[0] in {"PASS", "FAIL", "INCONCLUSIVE"} for i in listed)
+    # With room for fewer, every failing and inconclusive check stays and the passing ones
+    # left are counted, never dropped silently.
+    kept = page_one_gates(index, verdicts, limit=3)
+    items = [i for b in kept for i in b.items]
+    failing = [v for v in verdicts if v.verdict != "PASS"]
+    assert sum(not i.startswith(("and ", "PASS")) for i in items) == len(failing)
+    counted = sum(int(m) for i in items for m in re.findall(r"^and (\d+) more that pass", i))
+    shown_pass = sum(i.startswith("PASS") for i in items)
+    assert shown_pass + counted == len(verdicts) - len(failing)
+    assert shown_pass == max(0, 3 - len(failing))
+
+
+def test_page_one_fits_one_pdf_page(rendered: Rendered) -> None:
+    """The page-one block ends on page 1: page 2 starts with the summary in detail."""
+    reader = PdfReader(rendered.pdf)
+    one = " ".join((reader.pages[0].extract_text() or "").split())
+    two = " ".join((reader.pages[1].extract_text() or "").split())
+    assert "listed under Caveats" in one
+    assert "Summary in detail" not in one and "Summary in detail" in two
+    for v in rendered.result.gate_verdicts:
+        if v.verdict == "FAIL":
+            assert f"FAIL " in one
+
+
+def test_gate_checks_list_the_worst_first() -> None:
+    report = build_report(demo_like())
+    gate2 = report.summary.page_one.gates[1] if report.summary.page_one else None
+    assert gate2 is not None and gate2.heading == "Gate 2: FAIL."
+    assert gate2.items[0] == "FAIL women 0.250 [0.220, 0.290]"
+    assert gate2.items[1].startswith("FAIL mental disability")
+    assert [i.split()[0] for i in gate2.items] == ["FAIL", "FAIL", "INCONCLUSIVE", "INCONCLUSIVE"]
+    assert "4 checks: 0 pass, 2 fail, 2 inconclusive" in gate2.text
+
+
