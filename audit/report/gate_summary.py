@@ -229,7 +229,7 @@ def _short_rule(index: MeasurementIndex, v: GateVerdict, checks: int) -> str:
     measure = index.cards.name(v.measure)
     where = (
         f"each {one}"
-        if v.group == "*" or checks > 1 and v.group != "all"
+        if v.group == "*" or (checks > 1 and v.group != "all")
         else ("whole dataset" if v.group == "all" else group_name(v.group))
     )
     return (

@@ -123,10 +123,13 @@ def correlation_block(index: MeasurementIndex) -> SummaryBlock | None:
         return SummaryBlock(heading="Correlation between measures.", text=text)
     conclusive = [c for c in records if c.conclusive and c.kendall_tau is not None]
     if not conclusive:
-        text = f"{lead}: too few models to conclude anything ({words.too_few_sentence(records, alpha)})."
+        why = words.too_few_sentence(records, alpha)
+        text = f"{lead}: too few models to conclude anything ({why})."
         return SummaryBlock(heading="Correlation between measures.", text=text)
     significant = [
-        c for c in conclusive if c.kendall_p_corrected is not None and c.kendall_p_corrected <= alpha
+        c
+        for c in conclusive
+        if c.kendall_p_corrected is not None and c.kendall_p_corrected <= alpha
     ]
     text = (
         f"{lead}: {len(significant)} of the {plural(len(conclusive), 'pair')} with enough "
@@ -161,9 +164,11 @@ def caveat_sentence(caveats: Sequence[Caveat]) -> str:
         parts.append(f"{len(warnings)} {verb} these numbers: " + "; ".join(warnings))
     if notes:
         parts.append(f"{len(notes)} for information: " + "; ".join(notes))
-    return f"{plural(len(caveats), 'caveat')}, listed under Caveats. " + ". ".join(
-        p[0].upper() + p[1:] for p in parts
-    ) + "."
+    return (
+        f"{plural(len(caveats), 'caveat')}, listed under Caveats. "
+        + ". ".join(p[0].upper() + p[1:] for p in parts)
+        + "."
+    )
 
 
 def findings(index: MeasurementIndex) -> list[SummaryBlock]:

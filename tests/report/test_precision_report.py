@@ -124,8 +124,9 @@ def test_page_one_of_the_html_and_the_pdf_says_it(tmp_path: Path) -> None:
     html = render_html(build_report(reduced_run(CHECKS)))
     text = " ".join(parse(html).text)
     assert "Reduced precision." in text
-    # in the summary on the cover, before the contents
-    assert text.index("This audit measured") < text.index("Reduced precision.")
+    # on page 1, before the summary in detail (which says what was audited), and again
+    # in the detail, model by model; all before the contents
+    assert text.index("Reduced precision.") < text.index("This audit measured")
     assert text.index("Reduced precision.") < text.rindex("Contents")
     pdf = write_pdf(html, tmp_path / "report.pdf")
     page_one = " ".join((PdfReader(pdf).pages[0].extract_text() or "").split())
