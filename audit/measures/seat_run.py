@@ -45,7 +45,10 @@ def run_seat(
     from audit.scoring.sentence_vectors import sentence_vectors
 
     texts = list(dict.fromkeys(text for test in tests for text in test.texts()))
-    vectors = sentence_vectors(model, texts, pooling=options.pooling, batch_size=options.batch_size)
+    # bias-bench encodes each sentence alone: a tokenizer without a pad token keeps that
+    # (its batches would be padded with another token)
+    size = options.batch_size if model.tokenizer.pad_token is not None else 1
+    vectors = sentence_vectors(model, texts, pooling=options.pooling, batch_size=size).values
     row = {text: index for index, text in enumerate(texts)}
     results = []
     for test in tests:

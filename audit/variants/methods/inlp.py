@@ -77,7 +77,7 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
     assert isinstance(options, InlpOptions)
     names = list(setup.data.labelled)
     encoded = [setup.vectors(setup.data.labelled[name]) for name in names]
-    x = torch.cat([e.values for e in encoded])
+    x = torch.cat([torch.from_numpy(e.values).float() for e in encoded])
     y = torch.cat([torch.full((len(e.kept),), k) for k, e in enumerate(encoded)])
     if len(y) < 6 or any(len(e.kept) == 0 for e in encoded):
         raise AuditUserError(

@@ -58,8 +58,9 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
             "SentenceDebias needs at least 2"
         )
     rows = [{index: n for n, index in enumerate(e.kept)} for e in encoded]
+    values = [torch.from_numpy(e.values).float() for e in encoded]
     groups = torch.stack(
-        [torch.stack([e.values[r[i]] for e, r in zip(encoded, rows, strict=True)]) for i in kept]
+        [torch.stack([v[r[i]] for v, r in zip(values, rows, strict=True)]) for i in kept]
     )
     dim = groups.shape[-1]
     if options.components > min(dim, groups.shape[0] * groups.shape[1]):
