@@ -38,20 +38,29 @@ class ProjectionSetup:
     loc: str
 
     def vectors(self, sentences: Sequence[str]) -> SentenceVectors:
-        """The sentences' mean-pooled last hidden states, as they are (not normalised):
-        each cut at `max_length` tokens, the BOS token prepended on a causal LM whose
-        tokenizer adds none (as the training encoder does), a sentence with no content
-        token left out (`kept` says which are there)."""
-        return sentence_vectors(
-            self.loaded,
-            sentences,
-            batch_size=self.batch_size,
-            too_long="truncate",
-            max_length=self.max_length,
-            empty="skip",
-            bos=self.loaded.model_type == "causal",
-            normalise=False,
+        """The sentences' vectors (`projection_vectors`)."""
+        return projection_vectors(
+            self.loaded, sentences, batch_size=self.batch_size, max_length=self.max_length
         )
+
+
+def projection_vectors(
+    loaded: LoadedModel, sentences: Sequence[str], *, batch_size: int, max_length: int
+) -> SentenceVectors:
+    """The sentences' mean-pooled last hidden states, as they are (not normalised): each
+    cut at `max_length` tokens, the BOS token prepended on a causal LM whose tokenizer
+    adds none (as the training encoder does), a sentence with no content token left out
+    (`kept` says which are there)."""
+    return sentence_vectors(
+        loaded,
+        sentences,
+        batch_size=batch_size,
+        too_long="truncate",
+        max_length=max_length,
+        empty="skip",
+        bos=loaded.model_type == "causal",
+        normalise=False,
+    )
 
 
 @dataclass(frozen=True)
