@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from audit.atomic_write import write_text_atomic
 
@@ -38,6 +38,8 @@ CALIBRATION_FILE = Path("calibration") / "throughput.json"
 SCORING_SAMPLE = 16
 #: Training steps a training measurement times (after one untimed warm-up step).
 TRAINING_STEPS = 2
+
+T = TypeVar("T")
 
 #: The timer of every measurement (seconds, monotonic); tests replace it.
 clock: Callable[[], float] = time.perf_counter
@@ -114,7 +116,7 @@ def measured(seconds: float, units: int, basis: str) -> Throughput:
     )
 
 
-def spread_sample(jobs: Sequence[Job], size: int = SCORING_SAMPLE) -> list[Job]:
+def spread_sample(jobs: Sequence[T], size: int = SCORING_SAMPLE) -> list[T]:
     """Up to `size` entries spread evenly over `jobs` (short and long items alike)."""
     if len(jobs) <= size:
         return list(jobs)
@@ -134,6 +136,22 @@ def time_scoring(scorer: PluginId, sample: list[Job], loaded: LoadedModel) -> fl
     score(sample[:1])
     started = clock()
     score(sample)
+    return clock() - started
+
+
+def time_encoding(encode: Callable[[Sequence[str]], object], sample: Sequence[str]) -> float:
+    """Seconds to encode `sample` with `encode` (the run's own encoder), after one untimed
+    sentence that warms the model up."""
+    encode(sample[:1])
+    started = clock()
+    encode(sample)
+    return clock() - started
+
+
+def time_once(work: Callable[[], object]) -> float:
+    """Seconds of one call of `work`."""
+    started = clock()
+    work()
     return clock() - started
 
 

@@ -15,6 +15,8 @@ from audit.measures.seat import SeatStatistic, seat_statistic
 from audit.measures.seat_options import SeatOptions
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from audit.models.loaded import LoadedModel
 
 
@@ -38,14 +40,27 @@ def seed_of_test(seed: int, test: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def seat_texts(tests: Sequence[SeatTest]) -> list[str]:
+    """The distinct sentences of `tests`, each encoded once, in order."""
+    return list(dict.fromkeys(text for test in tests for text in test.texts()))
+
+
+def seat_vectors(model: LoadedModel, texts: Sequence[str], options: SeatOptions) -> np.ndarray:
+    """The texts' unit-length sentence vectors as SEAT takes them."""
+    from audit.scoring.sentence_vectors import sentence_vectors
+
+    # bias-bench encodes each sentence alone: a tokenizer without a pad token keeps that
+    # (its batches would be padded with another token)
+    size = options.batch_size if model.tokenizer.pad_token is not None else 1
+    return sentence_vectors(model, texts, pooling=options.pooling, batch_size=size).values
+
+
 def run_seat(
     model: LoadedModel, tests: Sequence[SeatTest], options: SeatOptions, *, seed: int
 ) -> list[SeatTestResult]:
     """Every test's result, in the order of `tests`."""
-    from audit.scoring.sentence_vectors import sentence_vectors
-
-    texts = list(dict.fromkeys(text for test in tests for text in test.texts()))
-    vectors = sentence_vectors(model, texts, pooling=options.pooling, batch_size=options.batch_size)
+    texts = seat_texts(tests)
+    vectors = seat_vectors(model, texts, options)
     row = {text: index for index, text in enumerate(texts)}
     results = []
     for test in tests:

@@ -56,7 +56,8 @@ def idle_measures(plan: AuditPlan) -> list[tuple[str, str]]:
 
 def describe_variants(plan: AuditPlan) -> list[str]:
     """Each variant job: cached, or to train (resuming where a checkpoint is) with its
-    steps (its time is in the plan's time estimate, `audit.pipeline.time_estimate`)."""
+    steps, or, for a post-hoc projection, to compute with what it is computed from (its
+    time is in the plan's time estimate, `audit.pipeline.time_estimate`)."""
     variants = plan.variants
     if variants is None:
         return []
@@ -65,19 +66,24 @@ def describe_variants(plan: AuditPlan) -> list[str]:
     for job in variants.jobs:
         what = f"{job.method.label} of {job.base} on {job.corpus.name}"
         if job.cached:
-            lines.append(f"  {job.model_id}: {what}: trained, in the cache")
+            made = "computed" if job.fit is not None else "trained"
+            lines.append(f"  {job.model_id}: {what}: {made}, in the cache")
             continue
         missing += 1
-        state = "to train, resuming from a checkpoint" if job.resumable else "to train"
+        if job.fit is not None:
+            state = "to compute"
+        else:
+            state = "to train, resuming from a checkpoint" if job.resumable else "to train"
         lines.append(
-            f"  {job.model_id}: {what}: {state}: {job.total_steps():,} steps x "
-            f"{job.training.batch_size} of {job.data.n_examples():,} examples on "
+            f"  {job.model_id}: {what}: {state}: {job.work_text()} on "
             f"{plan.models[job.base].device}"
         )
     if missing:
+        posthoc = any(job.fit is not None and not job.cached for job in variants.jobs)
+        verb, made = ("train or compute", "made") if posthoc else ("train", "trained")
         lines.append(
-            f"  {missing} of {len(variants.jobs)} to train; their scoring units run once they "
-            "are trained"
+            f"  {missing} of {len(variants.jobs)} to {verb}; their scoring units run once "
+            f"they are {made}"
         )
     return lines
 

@@ -9,125 +9,41 @@ yet is timed as its base (the same shape). A training's time is its steps times 
 seconds of a step: measured by earlier trainings of the same shape on this machine, else
 a timed forward and backward of the base at the job's batch shape (AT, which also runs
 the frozen original on a second batch, counted 16/6 of that). A fine-tuning's time is
-its steps times a timed step of the model at the task's batch shape.
+its steps times a timed step of the model at the task's batch shape. Post-hoc
+projections (stage "projection") and SEAT (in "scoring") encode sentences instead:
+`audit.pipeline.encode_estimate`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from audit.calibration import (
-    Throughput,
-    ThroughputCache,
-    machine,
-    measured,
-    spread_sample,
-    time_scoring,
-    time_training_step,
-)
+from audit.calibration import Throughput, spread_sample, time_scoring, time_training_step
 from audit.pipeline.audit_plan import unit_line
+from audit.pipeline.calibrator import (
+    Calibrator,
+    StageEstimate,
+    estimate_of,
+    sample_hash,
+    timed_as,
+)
+from audit.pipeline.encode_estimate import projection_estimate, seat_estimates
 
 if TYPE_CHECKING:
-    from audit.display import Display
     from audit.extrinsic.stage import PlannedTask
     from audit.models.loaded import LoadedModel
-    from audit.models.prepared import PreparedModel
     from audit.pipeline.audit_plan import AuditPlan
     from audit.scoring.cache import ScoreCache
     from audit.scoring.units import ScoreUnit
     from audit.variants.jobs import VariantJob
 
+__all__ = ["Calibrator", "StageEstimate", "describe_times", "estimate_times"]
+
 #: AT's step against a plain LM step: the frozen original and the trained copy on a
 #: target and an attribute batch, 2 x 8 x parameters x tokens FLOPs against 6 x.
 AT_STEP_FACTOR = 16 / 6
-
-
-@dataclass(frozen=True)
-class StageEstimate:
-    """One piece of work of a stage, its estimated seconds (None: not measured) and
-    what the estimate is based on."""
-
-    stage: str  # "scoring", "training" or "fine-tuning"
-    what: str
-    seconds: float | None
-    basis: str
-
-
-class Calibrator:
-    """The measurements of one plan: read from the cache, else (with `measure`) timed
-    now on the model, loaded once for all its measurements."""
-
-    def __init__(self, plan: AuditPlan, display: Display, *, measure: bool = True) -> None:
-        self.plan = plan
-        self.display = display
-        self.measure = measure
-        self.cache = ThroughputCache(plan.settings.cache_dir)
-        self._loaded: tuple[str, bool, LoadedModel] | None = None
-
-    def key(self, kind: str, model: PreparedModel, *parts: object) -> str:
-        """What a measurement depends on: machine, device, precision, weights, shape."""
-        precision = model.precision if kind == "score" else f"{model.device}/float32"
-        fields = [kind, machine(model.device), precision, model.fingerprint]
-        return "|".join([*fields, *(str(p) for p in parts)])
-
-    def throughput(
-        self,
-        key: str,
-        model_id: str,
-        *,
-        float32: bool,
-        timing: Callable[[LoadedModel], tuple[float, int]],
-        basis: str,
-    ) -> Throughput | None:
-        """The measurement under `key`: cached, else timed with `timing` (seconds, units)
-        on `model_id` and stored; None when not cached and measuring is off."""
-        known = self.cache.get(key)
-        if known is not None or not self.measure:
-            return known
-        loaded = self._load(model_id, float32=float32)
-        self.display.step("calibrate", f"measuring throughput: {basis}")
-        seconds, units = timing(loaded)
-        result = measured(seconds, units, basis)
-        self.display.end_step("calibrate", f"measured throughput: {basis}")
-        self.cache.put(key, result)
-        return result
-
-    def _load(self, model_id: str, *, float32: bool) -> LoadedModel:
-        from audit.models.prepared import load_prepared_model
-
-        if self._loaded is not None and self._loaded[:2] == (model_id, float32):
-            return self._loaded[2]
-        self._loaded = None  # one model at a time
-        model = self.plan.models[model_id]
-        loaded = load_prepared_model(model, self.plan.settings, self.display, float32=float32)
-        self._loaded = (model_id, float32, loaded)
-        return loaded
-
-    def close(self) -> None:
-        self._loaded = None
-
-
-def _timed_as(plan: AuditPlan, model_id: str) -> str:
-    """The model a unit or job is timed on: itself, or a variant's base until trained."""
-    return model_id if model_id in plan.models else plan.variant_bases()[model_id]
-
-
-def _sample_hash(texts: Sequence[Sequence[str]]) -> str:
-    digest = hashlib.sha256("\x1f".join("\x1e".join(t) for t in texts).encode())
-    return digest.hexdigest()[:16]
-
-
-def _per(throughput: Throughput, unit: str) -> str:
-    rate = throughput.seconds_per_unit
-    shown = f"{rate:.3g} s" if rate >= 0.001 else f"{rate * 1000:.3g} ms"
-    return f"{shown} a {unit}: {throughput.basis}, {throughput.measured_on}"
-
-
-NOT_MEASURED = "not measured yet on this machine (`audit plan` without --no-calibrate times it)"
 
 
 def scoring_estimates(
@@ -143,7 +59,7 @@ def scoring_estimates(
         dataset = plan.datasets[unit.dataset]
         shape = unit_input(unit.scorer)
         jobs = unit_jobs(unit.scorer, dataset)
-        timed_on = _timed_as(plan, unit.model)
+        timed_on = timed_as(plan, unit.model)
         model = plan.models[timed_on]
         if unit.model in plan.models:
             sentences, cached = planned_work(
@@ -166,7 +82,7 @@ def scoring_estimates(
             f"{info.name} v{info.version}",
             canonical_options(unit.scorer.options),
             unit.dataset,
-            _sample_hash([j.texts for j in sample]),
+            sample_hash([j.texts for j in sample]),
         )
         n_sample = sum(shape.work(j.texts) for j in sample)
         basis = (
@@ -183,7 +99,7 @@ def scoring_estimates(
         what = f"{unit_line(unit.model, unit.dataset, unit.scorer)}: {to_score:,} sentences"
         if timed_on != unit.model:
             what += f" (timed as its base {timed_on})"
-        estimates.append(_estimate("scoring", what, throughput, to_score, "sentence"))
+        estimates.append(estimate_of("scoring", what, throughput, to_score, "sentence"))
     return estimates
 
 
@@ -191,14 +107,6 @@ def _scoring_timing(
     unit: ScoreUnit, sample: list[Any], n_sample: int
 ) -> Callable[[LoadedModel], tuple[float, int]]:
     return lambda loaded: (time_scoring(unit.scorer, sample, loaded), n_sample)
-
-
-def _estimate(
-    stage: str, what: str, throughput: Throughput | None, units: int, unit: str
-) -> StageEstimate:
-    if throughput is None:
-        return StageEstimate(stage, what, None, NOT_MEASURED)
-    return StageEstimate(stage, what, throughput.seconds(units), _per(throughput, unit))
 
 
 def _training_timing(
@@ -211,7 +119,8 @@ def _training_timing(
 
 
 def training_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEstimate]:
-    """Each variant to train: its steps times a step's measured seconds."""
+    """Each variant to train: its steps times a step's measured seconds; each post-hoc
+    variant to compute: its projection's estimate."""
     if plan.variants is None:
         return []
     from audit.variants.jobs import measured_speed, speed_key
@@ -219,6 +128,9 @@ def training_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEst
     estimates: list[StageEstimate] = []
     for job in plan.variants.jobs:
         if job.cached:
+            continue
+        if job.fit is not None:
+            estimates.append(projection_estimate(plan, calibrator, job))
             continue
         base = plan.models[job.base]
         steps = job.total_steps()
@@ -232,7 +144,7 @@ def training_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEst
             continue
         throughput = _step_throughput(plan, calibrator, job)
         factor = AT_STEP_FACTOR if job.objective.kind == "at" else 1.0
-        estimate = _estimate("training", what, throughput, steps, "step")
+        estimate = estimate_of("training", what, throughput, steps, "step")
         if throughput is not None and factor != 1.0:
             estimate = dataclasses.replace(
                 estimate,
@@ -292,11 +204,11 @@ def finetune_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEst
                 if FineTuneStore.of(plan.settings.cache_dir, key).is_done():
                     continue
             what = f"{task.name} on {model_id}: {steps:,} steps"
-            timed_on = _timed_as(plan, model_id)
+            timed_on = timed_as(plan, model_id)
             if timed_on != model_id:
                 what += f" (timed as its base {timed_on})"
             throughput = _finetune_throughput(plan, calibrator, task, timed_on, texts)
-            estimates.append(_estimate("fine-tuning", what, throughput, steps, "step"))
+            estimates.append(estimate_of("fine-tuning", what, throughput, steps, "step"))
     return estimates
 
 
@@ -330,6 +242,7 @@ def estimate_times(
             *training_estimates(plan, calibrator),
             *finetune_estimates(plan, calibrator),
             *scoring_estimates(plan, cache, calibrator),
+            *seat_estimates(plan, calibrator),
         ]
     finally:
         calibrator.close()
@@ -343,7 +256,7 @@ def describe_times(estimates: list[StageEstimate], cache_file: str) -> list[str]
     if not estimates:
         return ["Time estimate: nothing to score, train or fine-tune (all in the caches)"]
     lines = [f"Time estimate (throughput measured on this machine, cached in {cache_file}):"]
-    for stage in ("training", "fine-tuning", "scoring"):
+    for stage in ("training", "projection", "fine-tuning", "scoring"):
         mine = [e for e in estimates if e.stage == stage]
         if not mine:
             continue

@@ -258,6 +258,9 @@ def check_gates(gates: Items[GateSpec], sections: SpecSections) -> list[Finding]
         datasets = {d.name: d for _, d in sections.datasets.valid()}
     for i, gate in gates.valid():
         loc: Loc = ("gates", i)
+        if gate.measure in MEASURES and MEASURES.entry(gate.measure).shape == SENTENCE_SETS:
+            findings.append(_ungateable(gate.measure, (*loc, "measure"), measures))
+            continue
         if measures is not None and gate.measure not in measures:
             findings.append(
                 _not_in_spec("measure", gate.measure, (*loc, "measure"), measures, "measures")
@@ -287,6 +290,23 @@ def check_gates(gates: Items[GateSpec], sections: SpecSections) -> list[Finding]
         if datasets is not None and gate.dataset in datasets and gate.measure in MEASURES:
             findings += _gate_shape(gate, datasets[gate.dataset], loc)
     return findings
+
+
+def _ungateable(measure: str, loc: Loc, in_spec: list[str] | None) -> Finding:
+    """A gate on SEAT (shape sentence_sets): its results are per-test effect sizes with a
+    permutation p-value and no confidence interval, and a gate is judged on the interval;
+    they are not measurements of a spec dataset either."""
+    names = in_spec if in_spec is not None else MEASURES.names()
+    gateable = [n for n in names if n in MEASURES and MEASURES.entry(n).shape != SENTENCE_SETS]
+    return Finding(
+        loc,
+        f"measure '{measure}' cannot be gated: SEAT reports per test an effect size and a "
+        "permutation p-value, with no confidence interval, and a gate is judged on the "
+        "interval (it passes only when the whole interval lies in its band); read SEAT in "
+        "the report, and gate a measure that has an interval",
+        got=show(measure),
+        expected=one_of(gateable, "measure with a confidence interval"),
+    )
 
 
 def _gate_shape(gate: GateSpec, dataset: DatasetSpec, loc: Loc) -> list[Finding]:

@@ -31,6 +31,20 @@ class VariantMethodEntry(PluginEntry):
 VARIANT_METHODS: Registry[VariantMethodEntry, Any] = Registry("variant_method", VariantMethodEntry)
 
 
+#: What a debiasing method is for: read off its variant's measures beside its base's.
+DEBIAS_DIRECTION = (
+    "The variant is audited beside its base: a method that works moves the variant's bias "
+    "measures of its bias type toward their ideal values (bias score toward 50, SS toward "
+    "50, SEAT's |d| toward 0), beyond their intervals; a method that costs language "
+    "modelling lowers the variant's language-modelling score against its base's."
+)
+#: The ideal outcome of a debiasing method.
+DEBIAS_IDEAL = (
+    "Every bias measure of the variant at its ideal value, and its language-modelling "
+    "score (and any extrinsic task) not significantly below its base's."
+)
+
+
 def _card(name: str, title: str, summary: str, **text: Any) -> PluginCard:
     return PluginCard(
         kind="variant_method", name=name, title=title, summary=summary, shape="corpus", **text
@@ -46,10 +60,18 @@ VARIANT_METHODS.register(
             what="Every gendered word of the paired lists is swapped for its counterpart "
             "(both directions, case kept, whole words); the model continues its own "
             "objective on the original and the swapped sentences.",
+            inputs="A text corpus and the paired gender word lists (training settings "
+            "from the variant's `training:`).",
+            direction=DEBIAS_DIRECTION,
+            ideal=DEBIAS_IDEAL,
             citation="Webster et al. 2020; Kaneko et al. 2022 (ACL)",
             limitations=(
                 "The word lists are not one-to-one (her -> his, him -> her): a swapped "
                 "sentence can be ungrammatical.",
+                "Only gender, and only the words on the lists: names and other cues of a "
+                "group are left as they are.",
+                "Continued training on a small corpus also changes what the model knows: "
+                "the language-modelling cost is part of the result.",
             ),
         ),
         options=CdaOptions,
@@ -64,7 +86,16 @@ VARIANT_METHODS.register(
             "Continue LM training with attention dropout 0.15 and hidden dropout 0.2.",
             what="Higher dropout during continued training breaks associations the model "
             "leans on; the corpus is used as it is.",
+            inputs="A text corpus (training settings from the variant's `training:`).",
+            direction=DEBIAS_DIRECTION,
+            ideal=DEBIAS_IDEAL,
             citation="Webster et al. 2020",
+            limitations=(
+                "Not aimed at any group or bias type: whatever it changes, it changes for "
+                "all of them, and Webster et al. found its effect depends on the measure.",
+                "Continued training on a small corpus also changes what the model knows: "
+                "the language-modelling cost is part of the result.",
+            ),
         ),
         options=DropoutOptions,
         target="audit.variants.methods.dropout:METHOD",
@@ -80,7 +111,17 @@ VARIANT_METHODS.register(
             what="Loss alpha * sum (v_a . h)^2 over target sentences, tokens and layers, "
             "plus beta * sum ||h - h_orig||^2 over attribute tokens; v_a are the original "
             "model's mean states of the male and female attribute words.",
+            inputs="A text corpus, the gender attribute word lists and the target "
+            "(stereotype) words (training settings from the variant's `training:`).",
+            direction=DEBIAS_DIRECTION,
+            ideal=DEBIAS_IDEAL,
             citation="Kaneko & Bollegala 2021 (EACL); code kanekomasahiro/context-debias",
+            limitations=(
+                "Removes the two static gender directions from the states of target "
+                "words' sentences; a bias that is not along them, or that the measure "
+                "reads from other words, stays.",
+                "Every layer's states change: the language-modelling cost is part of the result.",
+            ),
         ),
         options=AtOptions,
         target="audit.variants.methods.at:METHOD",
@@ -95,7 +136,20 @@ VARIANT_METHODS.register(
             "sentences: the meta-evaluation of measures.",
             what="A good bias measure follows r monotonically; the report ranks measures "
             "by their correlation with r once the he/she probe shows the control worked.",
+            inputs="A text corpus with sentences holding only male or only female words, "
+            "and the gender word lists (training settings from the variant's `training:`).",
+            direction="Not a debiasing method: its models are meant to differ. The "
+            "he/she probe's P(he) should rise with r; a measure whose values rise (or fall) "
+            "with r tracks the gender bias put into the models.",
+            ideal="P(he) rising monotonically with r, and a bias measure correlating with r "
+            "at |Pearson| and |Spearman| 1.",
             citation="Kaneko et al. 2023",
+            limitations=(
+                "The control is only as strong as the corpus: when the probe shows no "
+                "trend, the measures' correlations say nothing about them.",
+                "Its models come from one base and one corpus: a ranking of measures "
+                "under this kind of bias, not under every kind.",
+            ),
         ),
         options=BiasControlledOptions,
         target="audit.variants.methods.bias_controlled:METHOD",
@@ -108,19 +162,35 @@ VARIANT_METHODS.register(
             "SentenceDebias (post-hoc projection)",
             "Remove the bias subspace, found by PCA of counterfactual sentences' vectors, "
             "from the last hidden states before the LM head. Not trained.",
-            what="Every corpus sentence with an attribute word gives a set: the sentence "
-            "with that word replaced by each word of its tuple (bias-bench's "
-            "bias_attribute_words.json). The base model's mean-pooled last hidden states of "
-            "a set are normalised to unit length and centred on the set's mean; the first "
-            "k principal components of all of them (k = 1, as bias-bench) span the bias "
-            "subspace V, and the variant's last hidden states h become h - V^T V h.",
-            citation="Liang et al. 2020 (ACL); as implemented by Meade et al. 2022 "
-            "(McGill-NLP/bias-bench)",
+            what="Every corpus sentence holding word i of an attribute tuple (bias-bench's "
+            "bias_attribute_words.json; words matched lower-cased, whole, split on "
+            "spaces) gives a counterfactual set: the sentence with that word replaced by "
+            "each word of the tuple in turn. Each member's vector is the mean of the base "
+            "model's last hidden states over its tokens (special tokens included, cut at "
+            "`training.max_length`), scaled to length 1 and centred on its set's mean; the "
+            "first k principal components of all centred vectors (k = `components`, 1 as "
+            "bias-bench) are the rows of V, and the variant's last hidden states h become "
+            "P h with P = I - V^T V, before the LM head.",
+            inputs="A text corpus, the attribute word tuples of `bias_type` (default "
+            "<data dir>/seat/bias_attribute_words.json) and the base model.",
+            direction=DEBIAS_DIRECTION,
+            ideal=DEBIAS_IDEAL,
+            citation="Liang, Li, Zheng, Lim, Salakhutdinov & Morency 2020, Towards "
+            "Debiasing Sentence Representations (ACL); as implemented by Meade, Poole-Dayan "
+            "& Reddy 2022 (ACL; McGill-NLP/bias-bench)",
             limitations=(
                 "The subspace is linear and found from sentence means; token-level states "
                 "keep whatever bias lies outside it, and earlier layers are untouched.",
                 "Word tuples are matched as whole lower-case words split on spaces; a word "
                 "next to punctuation is not swapped.",
+                "Not bias-bench's numbers bit for bit: sentences are cut at "
+                "`training.max_length` (64; bias-bench 128), every set is used (bias-bench "
+                "drops the last incomplete batch of 32), a causal LM's sentences start with "
+                "its BOS token when its tokenizer adds none (bias-bench adds none), and "
+                "bias-bench computes on Wikipedia, here on the spec's corpus.",
+                "Liang et al. debias a sentence encoder's output; bias-bench (and this "
+                "tool) project every token's last hidden state of a language model, which "
+                "the paper did not evaluate.",
                 "The LM head sees states it was not trained on: the language-modelling cost "
                 "is part of the result.",
             ),
@@ -136,22 +206,40 @@ VARIANT_METHODS.register(
             "Iterative nullspace projection (INLP)",
             "Remove, one classifier at a time, the directions along which linear "
             "classifiers find the attribute class in the last hidden states. Not trained.",
-            what="Corpus sentences with attribute words of one class only (male / female; "
-            "race or religion) and neutral ones, cut after a random word as bias-bench "
-            "does, give the base model's mean-pooled last hidden states. For each of n "
-            "iterations (80, as bias-bench) a linear SVM (squared hinge, no intercept, "
-            "one-vs-rest) learns the class from the states projected so far and its row "
-            "space is added to the removed directions; P projects onto the intersection "
-            "of the nullspaces and the variant's last hidden states become P h.",
-            citation="Ravfogel et al. 2020 (ACL); as implemented by Meade et al. 2022 "
-            "(McGill-NLP/bias-bench)",
+            what="Corpus sentences (5 words or more, the corpus shuffled by the seed) "
+            "with attribute words of one class only (gender: male or female; race and "
+            "religion: any attribute word) and neutral ones with none, each cut after a "
+            "random word at or after its last attribute word (neutral: after the fourth "
+            "word or later), at most `max_sentences` a class, give the base model's "
+            "mean-pooled last hidden states (not normalised). They are split as bias-bench "
+            "splits them (30 % test, 30 % of the rest dev). For each of `iterations` rounds "
+            "(80, as bias-bench) a linear SVM (squared hinge, L2, C = 1, no intercept, "
+            "one-vs-rest) learns the class from the train vectors projected so far, and its "
+            "row space joins the removed ones; P projects onto the intersection of their "
+            "nullspaces, and the variant's last hidden states h become P h before the LM "
+            "head. variant.json keeps each round's dev accuracy and the test accuracy of a "
+            "fresh classifier before and after P.",
+            inputs="A text corpus, the attribute word tuples of `bias_type` (default "
+            "<data dir>/seat/bias_attribute_words.json) and the base model.",
+            direction=DEBIAS_DIRECTION
+            + " After P, a fresh classifier's test accuracy should fall to the majority "
+            "class rate (variant.json).",
+            ideal=DEBIAS_IDEAL,
+            citation="Ravfogel, Elazar, Gonen, Twiton & Goldberg 2020, Null It Out: "
+            "Guarding Protected Attributes by Iterative Nullspace Projection (ACL); as "
+            "implemented by Meade, Poole-Dayan & Reddy 2022 (ACL; McGill-NLP/bias-bench)",
             limitations=(
                 "bias-bench trains scikit-learn's LinearSVC; this tool minimises the same "
                 "objective with L-BFGS in torch, so its classifiers agree up to the solver's "
                 "tolerance, not bit for bit.",
+                "Not bias-bench's split: rows are shuffled by the audit's seed (bias-bench: "
+                "scikit-learn's train_test_split, random_state 0); sentences are cut at "
+                "`training.max_length` (64; bias-bench: the tokenizer's limit); a causal "
+                "LM's sentences start with its BOS token when its tokenizer adds none "
+                "(bias-bench adds none); bias-bench's corpus is Wikipedia, here the spec's.",
                 "Only linear information is removed, from the last layer only; each "
-                "iteration removes one direction per class, so 80 iterations remove up to "
-                "240 of the model's dimensions for gender.",
+                "iteration removes one direction per class (one for two classes), so 80 "
+                "iterations remove up to 240 of the model's dimensions for gender.",
                 "The LM head sees states it was not trained on: the language-modelling cost "
                 "is part of the result.",
             ),

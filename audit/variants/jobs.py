@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from audit.errors import AuditUserError
 from audit.ids import PluginId
 from audit.variants.cache import VariantStore, variant_key
-from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart
+from audit.variants.methods.base import MethodContext, Rehearsal, VariantMethod, VariantPart
 from audit.variants.settings import TrainingSpec, VariantSpec
 
 if TYPE_CHECKING:
@@ -53,6 +53,8 @@ class VariantJob:
     key: str
     store: VariantStore
     fit: Callable[[ProjectionSetup], ProjectionFit] | None = None  # post-hoc methods
+    work: Callable[[Any, TrainingData], str] | None = None  # what `fit` does, in words
+    rehearsal: Callable[[Any, TrainingData], Rehearsal] | None = None  # for timing
 
     @property
     def cached(self) -> bool:
@@ -67,6 +69,18 @@ class VariantJob:
         if self.fit is not None:
             return 0
         return self.training.total_steps(self.data.n_examples())
+
+    def work_text(self) -> str:
+        """What making this variant does, in words: the method's own description of a
+        post-hoc computation, else the training's steps and examples."""
+        if self.fit is not None:
+            if self.work is not None:
+                return self.work(self.options, self.data)
+            return f"projection from {self.data.n_examples():,} examples, no training"
+        return (
+            f"{self.total_steps():,} steps x {self.training.batch_size} of "
+            f"{self.data.n_examples():,} examples"
+        )
 
     def describe(self) -> dict[str, Any]:
         """What variant.json and results say about how it was made."""
@@ -176,6 +190,8 @@ def plan_variants(
                     key=key,
                     store=VariantStore.of(cache_dir, key),
                     fit=method.fit,
+                    work=method.work,
+                    rehearsal=method.rehearsal,
                 )
             )
     return plan

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from audit.results import TrainingSummary
+from audit.scoring.sentence_vectors import SentenceVectors, sentence_vectors
 from audit.training.device import device_label
-from audit.training.encode import collate, encode_sentences, pad_token_id
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -38,20 +38,29 @@ class ProjectionSetup:
     loc: str
 
     def vectors(self, sentences: Sequence[str]) -> SentenceVectors:
-        """The sentences' mean-pooled last hidden states (`sentence_vectors`)."""
-        return sentence_vectors(
+        """The sentences' vectors (`projection_vectors`)."""
+        return projection_vectors(
             self.loaded, sentences, batch_size=self.batch_size, max_length=self.max_length
         )
 
 
-@dataclass(frozen=True)
-class SentenceVectors:
-    """Sentence vectors (float32, [n, d]), the positions of the sentences they belong
-    to (a sentence with no content token is left out) and the tokens encoded."""
-
-    values: torch.Tensor
-    kept: tuple[int, ...]
-    tokens: int
+def projection_vectors(
+    loaded: LoadedModel, sentences: Sequence[str], *, batch_size: int, max_length: int
+) -> SentenceVectors:
+    """The sentences' mean-pooled last hidden states, as they are (not normalised): each
+    cut at `max_length` tokens, the BOS token prepended on a causal LM whose tokenizer
+    adds none (as the training encoder does), a sentence with no content token left out
+    (`kept` says which are there)."""
+    return sentence_vectors(
+        loaded,
+        sentences,
+        batch_size=batch_size,
+        too_long="truncate",
+        max_length=max_length,
+        empty="skip",
+        bos=loaded.model_type == "causal",
+        normalise=False,
+    )
 
 
 @dataclass(frozen=True)
@@ -62,34 +71,6 @@ class ProjectionFit:
     examples: int
     tokens: int
     facts: dict[str, Any] = field(default_factory=dict)
-
-
-def sentence_vectors(
-    loaded: LoadedModel, sentences: Sequence[str], *, batch_size: int, max_length: int
-) -> SentenceVectors:
-    """Per sentence, the mean over its real tokens (special tokens included, as bias-bench
-    pools) of the last hidden states of the model's body."""
-    rows = encode_sentences(
-        loaded.tokenizer,
-        loaded.model,
-        sentences,
-        model_type=loaded.model_type,
-        max_length=max_length,
-        what="projection sentences",
-    )
-    pad = pad_token_id(loaded.tokenizer)
-    body: Any = loaded.model.base_model
-    out: list[torch.Tensor] = []
-    tokens = 0
-    with torch.no_grad():  # not inference_mode: INLP's classifiers take gradients of them
-        for start in range(0, len(rows), batch_size):
-            batch = collate(rows[start : start + batch_size], pad).to(loaded.device)
-            hidden = body(input_ids=batch.input_ids, attention_mask=batch.attention_mask)[0]
-            mask = batch.attention_mask.unsqueeze(-1).float()
-            out.append(((hidden.float() * mask).sum(1) / mask.sum(1)).cpu())
-            tokens += batch.tokens
-    values = torch.cat(out) if out else torch.zeros(0, 0)
-    return SentenceVectors(values, tuple(row.index for row in rows), tokens)
 
 
 def projection_summary(

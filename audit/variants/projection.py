@@ -95,9 +95,13 @@ def _fit_one(x: torch.Tensor, t: torch.Tensor, c: float, max_iter: int) -> torch
     return w.detach()
 
 
-def accuracy(weights: torch.Tensor, x: torch.Tensor, y: torch.Tensor) -> float:
-    """Accuracy of the one-vs-rest classifier `weights` on (x, y)."""
-    classes = torch.unique(y)
+def accuracy(
+    weights: torch.Tensor, x: torch.Tensor, y: torch.Tensor, classes: torch.Tensor | None = None
+) -> float:
+    """Accuracy of the one-vs-rest classifier `weights` on (x, y). `classes` are the labels
+    it was trained on (its rows' order; default: those of `y`, which must then hold every
+    one): an evaluation set that lacks a class is still read with the classifier's own."""
+    classes = torch.unique(y) if classes is None else classes
     scores = x.double() @ weights.T
     if len(classes) == 2 and weights.shape[0] == 1:
         predicted = torch.where(scores[:, 0] > 0, classes[1], classes[0])
@@ -134,7 +138,7 @@ def inlp_projection(
     for _ in range(iterations):
         train, dev = x_train @ projection.T, x_dev @ projection.T
         weights = linear_svm(train, y_train)
-        accuracies.append(accuracy(weights, dev, y_dev))
+        accuracies.append(accuracy(weights, dev, y_dev, torch.unique(y_train)))
         rowspaces.append(torch.eye(dim, dtype=torch.float64) - nullspace_of(weights, dim))
         projection = nullspace_of(_orth(torch.stack(rowspaces).sum(0)).T, dim)
     return InlpResult(projection=projection.float(), accuracies=tuple(accuracies))

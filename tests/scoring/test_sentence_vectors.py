@@ -34,22 +34,22 @@ def _one_at_a_time(tiny: TinyModel, texts: list[str], first: bool = False) -> np
 
 
 def test_batched_mean_is_each_sentence_alone(masked_tiny: TinyModel) -> None:
-    got = sentence_vectors(loaded(masked_tiny), TEXTS, pooling="mean", batch_size=2)
+    got = sentence_vectors(loaded(masked_tiny), TEXTS, pooling="mean", batch_size=2).values
     assert got == pytest.approx(_one_at_a_time(masked_tiny, TEXTS), abs=1e-5)
     assert np.linalg.norm(got, axis=1) == pytest.approx(np.ones(len(TEXTS)))
 
 
 def test_first_pooling_is_the_first_token(masked_tiny: TinyModel) -> None:
-    got = sentence_vectors(loaded(masked_tiny), TEXTS, pooling="first", batch_size=3)
+    got = sentence_vectors(loaded(masked_tiny), TEXTS, pooling="first", batch_size=3).values
     assert got == pytest.approx(_one_at_a_time(masked_tiny, TEXTS, first=True), abs=1e-5)
-    mean = sentence_vectors(loaded(masked_tiny), TEXTS, pooling="mean")
+    mean = sentence_vectors(loaded(masked_tiny), TEXTS, pooling="mean").values
     assert not np.allclose(got, mean)
 
 
-def test_a_model_without_padding_token_is_encoded_one_by_one() -> None:
+def test_a_model_without_padding_token_is_padded_and_masked() -> None:
     tiny = tiny_gpt2()
     assert tiny.tokenizer.pad_token is None
-    got = sentence_vectors(loaded(tiny), TEXTS, batch_size=8)
+    got = sentence_vectors(loaded(tiny), TEXTS, batch_size=8).values
     assert got == pytest.approx(_one_at_a_time(tiny, TEXTS), abs=1e-5)
 
 

@@ -108,6 +108,18 @@ def test_gate_scorer_must_be_used() -> None:
     assert finding.expected == "one of cps, ll"
 
 
+def test_a_gate_on_seat_is_refused_with_what_can_be_gated() -> None:
+    spec = _spec(
+        measures=["bias_score", "seat"],
+        gates=[{"measure": "seat", "dataset": "crows_pairs", "max": 0.2}],
+    )
+    (finding,) = _errors(spec)
+    assert finding.loc == ("gates", 0, "measure")
+    assert finding.message.startswith("measure 'seat' cannot be gated: SEAT reports")
+    assert "no confidence interval" in finding.message
+    assert finding.got == "'seat'" and finding.expected == "one of bias_score"
+
+
 def test_duplicate_scorer_and_measure() -> None:
     spec = _spec(scorers={"masked": ["cps", "cps"]}, measures=["kls", "kls"])
     messages = [f.message for f in run_checks(SpecSections.of_spec(spec))]

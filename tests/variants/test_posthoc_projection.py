@@ -142,3 +142,11 @@ def test_hook_projects_the_states_the_head_and_readers_see(tmp_path: Path) -> No
     assert torch.allclose(body[..., 0], torch.zeros_like(body[..., 0]), atol=1e-6)
     assert not torch.allclose(projected.logits, plain.logits)
     assert torch.equal(again.logits, plain.logits)
+
+
+def test_accuracy_reads_predictions_with_the_classifiers_own_classes() -> None:
+    # three one-vs-rest rows; the evaluation set holds classes 0 and 2 only
+    weights = torch.eye(3, dtype=torch.float64)
+    x = torch.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+    y = torch.tensor([0, 2, 2])
+    assert accuracy(weights, x, y, torch.tensor([0, 1, 2])) == pytest.approx(2 / 3)

@@ -72,17 +72,34 @@ def single_part(options: object) -> list[VariantPart]:
 
 
 @dataclass(frozen=True)
+class Rehearsal:
+    """A stand-in of a post-hoc fit's computation beyond encoding, for timing: `run(d)`
+    does one unit of it on random vectors of the fit's shape and hidden size d, the fit
+    does `count` such units, and `unit` names one ('INLP iteration')."""
+
+    run: Callable[[int], object]
+    count: int
+    unit: str
+
+
+@dataclass(frozen=True)
 class VariantMethod:
     """A method module's three functions (each module ends with `METHOD = VariantMethod(...)`):
     the parts it trains (`single_part` for one model), each part's training data, and the
     training objective. A post-hoc method (INLP, SentenceDebias) also gives `fit`: it is
     not trained; `fit` computes, once, the projection of the base model's last hidden
-    states from the data (`audit.variants.posthoc`), and the objective is never run."""
+    states from the data (`audit.variants.posthoc`), and the objective is never run; and
+    `work`: what `fit` computes, in words, for `audit plan` (from its options and data:
+    'projection from 3,000 corpus sentences (...), 80 INLP iterations, no training');
+    and `rehearsal`: for `audit plan`'s time estimate, `fit`'s own computation after the
+    sentences are encoded, rebuilt on random vectors of the real shape (`Rehearsal`)."""
 
     parts: Callable[[Any], list[VariantPart]]
     training_data: Callable[[Corpus, Any, VariantPart, MethodContext], TrainingData]
     objective: Callable[[Any], Objective]
     fit: Callable[[ProjectionSetup], ProjectionFit] | None = None
+    work: Callable[[Any, TrainingData], str] | None = None
+    rehearsal: Callable[[Any, TrainingData], Rehearsal] | None = None
 
 
 def options_of(model: type[BaseModel], options: dict[str, Any]) -> Any:

@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from audit.errors import AuditUserError
-from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart, single_part
+from audit.variants.methods.base import (
+    MethodContext,
+    Rehearsal,
+    VariantMethod,
+    VariantPart,
+    single_part,
+)
 from audit.variants.methods.options import InlpOptions
 
 if TYPE_CHECKING:
@@ -77,7 +83,7 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
     assert isinstance(options, InlpOptions)
     names = list(setup.data.labelled)
     encoded = [setup.vectors(setup.data.labelled[name]) for name in names]
-    x = torch.cat([e.values for e in encoded])
+    x = torch.cat([torch.from_numpy(e.values).float() for e in encoded])
     y = torch.cat([torch.full((len(e.kept),), k) for k, e in enumerate(encoded)])
     if len(y) < 6 or any(len(e.kept) == 0 for e in encoded):
         raise AuditUserError(
@@ -87,6 +93,7 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
         )
     train, dev, test = split(len(y), setup.seed)
     result = inlp_projection(x[train], y[train], x[dev], y[dev], iterations=options.iterations)
+    classes = torch.unique(y[train])  # the classifiers' labels, in their rows' order
     before = linear_svm(x[train], y[train])
     projected = x.double() @ result.projection.double().T
     after = linear_svm(projected[train], y[train])
@@ -99,12 +106,49 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
             "classes": {n: len(e.kept) for n, e in zip(names, encoded, strict=True)},
             "iterations": options.iterations,
             "dev_accuracy": list(result.accuracies),
-            "test_accuracy_before": accuracy(before, x[test], y[test]),
-            "test_accuracy_after": accuracy(after, projected[test], y[test]),
+            "test_accuracy_before": accuracy(before, x[test], y[test], classes),
+            "test_accuracy_after": accuracy(after, projected[test], y[test], classes),
             "test_majority_rate": majority,
             "rank_removed": round(float(x.shape[1] - result.projection.trace())),
         },
     )
 
 
-METHOD = VariantMethod(parts=single_part, training_data=training_data, objective=objective, fit=fit)
+def rehearsal(options: InlpOptions, data: TrainingData) -> Rehearsal:
+    """One INLP iteration (a classifier per class and its nullspace) on random vectors of
+    the split's shape; `fit` runs `iterations` of them, plus the two fresh classifiers
+    before and after the projection."""
+    sizes = [len(v) for v in data.labelled.values()]
+
+    def one_iteration(dim: int) -> object:
+        import torch
+
+        from audit.variants.projection import inlp_projection
+
+        train, dev, _ = split(sum(sizes), 0)
+        x = torch.randn(sum(sizes), dim, generator=torch.Generator().manual_seed(0))
+        y = torch.cat([torch.full((n,), k) for k, n in enumerate(sizes)])
+        return inlp_projection(x[train], y[train], x[dev], y[dev], iterations=1)
+
+    return Rehearsal(run=one_iteration, count=options.iterations + 2, unit="INLP iteration")
+
+
+def work(options: InlpOptions, data: TrainingData) -> str:
+    """'projection from 30,000 corpus sentences (male 10,000, ...), 80 INLP iterations,
+    no training'."""
+    counts = ", ".join(f"{name} {len(v):,}" for name, v in data.labelled.items())
+    return (
+        f"projection from {data.n_examples():,} corpus sentences ({counts}), "
+        f"{options.iterations:,} INLP iteration{'' if options.iterations == 1 else 's'}, "
+        "no training"
+    )
+
+
+METHOD = VariantMethod(
+    parts=single_part,
+    training_data=training_data,
+    objective=objective,
+    fit=fit,
+    work=work,
+    rehearsal=rehearsal,
+)

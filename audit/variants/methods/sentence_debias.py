@@ -8,7 +8,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from audit.errors import AuditUserError
-from audit.variants.methods.base import MethodContext, VariantMethod, VariantPart, single_part
+from audit.variants.methods.base import (
+    MethodContext,
+    Rehearsal,
+    VariantMethod,
+    VariantPart,
+    single_part,
+)
 from audit.variants.methods.options import SentenceDebiasOptions
 
 if TYPE_CHECKING:
@@ -58,8 +64,9 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
             "SentenceDebias needs at least 2"
         )
     rows = [{index: n for n, index in enumerate(e.kept)} for e in encoded]
+    values = [torch.from_numpy(e.values).float() for e in encoded]
     groups = torch.stack(
-        [torch.stack([e.values[r[i]] for e, r in zip(encoded, rows, strict=True)]) for i in kept]
+        [torch.stack([v[r[i]] for v, r in zip(values, rows, strict=True)]) for i in kept]
     )
     dim = groups.shape[-1]
     if options.components > min(dim, groups.shape[0] * groups.shape[1]):
@@ -76,4 +83,40 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
     )
 
 
-METHOD = VariantMethod(parts=single_part, training_data=training_data, objective=objective, fit=fit)
+def rehearsal(options: SentenceDebiasOptions, data: TrainingData) -> Rehearsal:
+    """The principal components of random vectors of the counterfactual sets' shape."""
+    sets = max((len(v) for v in data.labelled.values()), default=0)
+    size = len(data.labelled)
+
+    def pca(dim: int) -> object:
+        import torch
+
+        from audit.variants.projection import sentence_debias_projection
+
+        groups = torch.randn(sets, size, dim, generator=torch.Generator().manual_seed(0))
+        return sentence_debias_projection(groups, min(options.components, dim))
+
+    return Rehearsal(run=pca, count=1, unit="PCA")
+
+
+def work(options: SentenceDebiasOptions, data: TrainingData) -> str:
+    """'projection from 1,200 corpus sentences (600 counterfactual sets of 2), PCA of 1
+    component, no training'."""
+    sizes = {len(v) for v in data.labelled.values()}
+    sets = max(sizes) if sizes else 0
+    k = options.components
+    return (
+        f"projection from {data.n_examples():,} corpus sentences ({sets:,} counterfactual "
+        f"sets of {len(data.labelled)}), PCA of {k} component{'' if k == 1 else 's'}, "
+        "no training"
+    )
+
+
+METHOD = VariantMethod(
+    parts=single_part,
+    training_data=training_data,
+    objective=objective,
+    fit=fit,
+    work=work,
+    rehearsal=rehearsal,
+)
