@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from audit.pipeline.audit_plan import AuditPlan
     from audit.scoring.cache import ScoreCache
     from audit.scoring.units import ScoreUnit
+    from audit.variants.jobs import VariantJob
 
 
 def _item_count(ds: LoadedDataset) -> str:
@@ -63,6 +64,9 @@ def describe_variants(plan: AuditPlan) -> list[str]:
     lines = ["Variants:"]
     missing = 0
     for job in variants.jobs:
+        if job.scoring_settings is not None:
+            lines.append(_scoring_time_line(job, cached=job.cached))
+            continue
         what = f"{job.method.label} of {job.base} on {job.corpus.name}"
         if job.cached:
             lines.append(f"  {job.model_id}: {what}: trained, in the cache")
@@ -80,6 +84,19 @@ def describe_variants(plan: AuditPlan) -> list[str]:
             "are trained"
         )
     return lines
+
+
+def _scoring_time_line(job: VariantJob, *, cached: bool) -> str:
+    """A scoring-time variant (Self-Debias): nothing to train; what scoring it costs."""
+    assert job.scoring_settings is not None
+    settings = job.scoring_settings(job.options)
+    k = len(settings.prefixes)
+    state = "stored, in the cache" if cached else "to store (the base's files and settings)"
+    return (
+        f"  {job.model_id}: {job.method.label} of {job.base}: not trained, applied at "
+        f"scoring time: {k} debiasing prefix{'es' if k != 1 else ''}, lambda "
+        f"{settings.decay:g}; each scored row runs {1 + k} times (plain + prefixed): {state}"
+    )
 
 
 def describe_extrinsic(plan: AuditPlan) -> list[str]:

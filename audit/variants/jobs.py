@@ -21,6 +21,7 @@ from audit.variants.settings import TrainingSpec, VariantSpec
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from audit.models.self_debias import SelfDebiasSettings
     from audit.variants.corpus import Corpus
     from audit.variants.objective import Objective, TrainingData
     from audit.variants.posthoc import ProjectionFit, ProjectionSetup
@@ -53,6 +54,7 @@ class VariantJob:
     key: str
     store: VariantStore
     fit: Callable[[ProjectionSetup], ProjectionFit] | None = None  # post-hoc methods
+    scoring_settings: Callable[[Any], SelfDebiasSettings] | None = None  # Self-Debias
 
     @property
     def cached(self) -> bool:
@@ -63,8 +65,9 @@ class VariantJob:
         return self.store.has_checkpoint()
 
     def total_steps(self) -> int:
-        """Training steps; 0 for a post-hoc method (computed once, not trained)."""
-        if self.fit is not None:
+        """Training steps; 0 for a post-hoc method (computed once, not trained) and for a
+        scoring-time one (nothing computed before scoring)."""
+        if self.fit is not None or self.scoring_settings is not None:
             return 0
         return self.training.total_steps(self.data.n_examples())
 
@@ -113,7 +116,7 @@ def plan_variants(
 ) -> VariantPlan:
     """Every variant job of a spec, in spec order (ratio models in ratio order)."""
     from audit.variants.catalog import VARIANT_METHODS
-    from audit.variants.corpus import load_corpus
+    from audit.variants.corpus import load_corpus, no_corpus
 
     plan = VariantPlan()
     loaded: dict[str, Corpus] = {}
@@ -133,18 +136,31 @@ def plan_variants(
             )
         options = entry.options.model_validate(variant.options)
         method: VariantMethod = VARIANT_METHODS.load(variant.method)
-        corpus_key = variant.corpus.model_dump_json()
-        if corpus_key not in loaded:
-            loaded[corpus_key] = load_corpus(
-                variant.corpus,
-                data_dir=data_dir,
-                base_dir=base_dir,
-                field=f"{loc}.corpus",
-                cache_dir=cache_dir,
-            )
-        corpus = loaded[corpus_key]
-        plan.corpora.setdefault(corpus.sha256, corpus)
-        plan.corpus_users.setdefault(corpus.sha256, []).append(variant.id)
+        if variant.corpus is None:
+            if entry.needs_corpus:
+                raise AuditUserError(
+                    f"{loc}.corpus: method {variant.method} trains on a corpus and none is "
+                    "given; add one, e.g. `corpus: sts_b` or `corpus: {path: my.txt}`"
+                )
+            corpus = no_corpus()
+        else:
+            if not entry.needs_corpus:
+                raise AuditUserError(
+                    f"{loc}.corpus: method {variant.method} reads no corpus (it changes the "
+                    "output distribution at scoring time); remove `corpus`"
+                )
+            corpus_key = variant.corpus.model_dump_json()
+            if corpus_key not in loaded:
+                loaded[corpus_key] = load_corpus(
+                    variant.corpus,
+                    data_dir=data_dir,
+                    base_dir=base_dir,
+                    field=f"{loc}.corpus",
+                    cache_dir=cache_dir,
+                )
+            corpus = loaded[corpus_key]
+            plan.corpora.setdefault(corpus.sha256, corpus)
+            plan.corpus_users.setdefault(corpus.sha256, []).append(variant.id)
         training = variant.training.with_seed(seed)
         assert training.seed is not None
         context = MethodContext(data_dir=data_dir, base_dir=base_dir, seed=training.seed, loc=loc)
@@ -156,7 +172,8 @@ def plan_variants(
                 method=variant.method,
                 options=options.model_dump(mode="json"),
                 ratio=part.ratio,
-                training=training.model_dump(mode="json"),
+                # a scoring-time method trains nothing: its key is its settings' alone
+                training={} if method.scoring_settings else training.model_dump(mode="json"),
                 corpus_sha256=corpus.sha256,
                 data_sha256=data_sha256(data),
             )
@@ -176,6 +193,7 @@ def plan_variants(
                     key=key,
                     store=VariantStore.of(cache_dir, key),
                     fit=method.fit,
+                    scoring_settings=method.scoring_settings,
                 )
             )
     return plan

@@ -14,6 +14,7 @@ from audit.errors import AuditUserError
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from audit.models.self_debias import SelfDebiasSettings
     from audit.variants.corpus import Corpus
     from audit.variants.objective import Objective, TrainingData
     from audit.variants.posthoc import ProjectionFit, ProjectionSetup
@@ -77,12 +78,16 @@ class VariantMethod:
     the parts it trains (`single_part` for one model), each part's training data, and the
     training objective. A post-hoc method (INLP, SentenceDebias) also gives `fit`: it is
     not trained; `fit` computes, once, the projection of the base model's last hidden
-    states from the data (`audit.variants.posthoc`), and the objective is never run."""
+    states from the data (`audit.variants.posthoc`), and the objective is never run. A
+    scoring-time method (Self-Debias) gives `scoring_settings` instead: the settings
+    stored with the base model's files and applied by the scorers; it reads no corpus
+    (its entry says `needs_corpus=False`), and nothing is trained or computed."""
 
     parts: Callable[[Any], list[VariantPart]]
     training_data: Callable[[Corpus, Any, VariantPart, MethodContext], TrainingData]
     objective: Callable[[Any], Objective]
     fit: Callable[[ProjectionSetup], ProjectionFit] | None = None
+    scoring_settings: Callable[[Any], SelfDebiasSettings] | None = None
 
 
 def options_of(model: type[BaseModel], options: dict[str, Any]) -> Any:
