@@ -177,12 +177,15 @@ def describe_plan(plan: AuditPlan, cache: ScoreCache | None = None) -> str:
         lines.append(f"  {ds.name}: {_item_count(ds)} ({ds.source})")
     lines.append("Models:")
     bases = plan.variant_bases()
+    jobs = plan.variants.jobs if plan.variants is not None else []
+    scoring_time = {job.model_id for job in jobs if job.scoring_settings is not None}
     for model_id in plan.model_order:
         model = plan.models.get(model_id)
         if model is None:
+            made = "stored" if model_id in scoring_time else "trained"
             lines.append(
                 f"  {model_id}: {plan.model_types[model_id]} LM, a variant of "
-                f"{bases[model_id]} trained by this run"
+                f"{bases[model_id]} {made} by this run"
             )
             continue
         lines.append(

@@ -289,3 +289,35 @@ def test_settings_file_round_trip_and_errors(tmp_path: Path) -> None:
     path.write_text("not json")
     with pytest.raises(ModelSourceError, match="cannot read it"):
         read_self_debias(path, "m")
+
+
+# --- the he/she probe sees the rescaled distribution ------------------------------------
+
+
+@pytest.mark.parametrize("model_type", ["masked", "causal"])
+def test_probe_uses_the_rescaled_distribution(model_type: str, tmp_path: Path) -> None:
+    from audit.variants.probe import probe_he_she
+    from tests.variants.tiny_lm import OCCUPATIONS, load, save_probe_bert, save_probe_llama
+
+    save = save_probe_bert if model_type == "masked" else save_probe_llama
+    model, tokenizer = load(save(tmp_path / model_type), model_type)
+    occupations = list(OCCUPATIONS)
+
+    def probe(decay: float | None) -> list[float]:
+        debias = None
+        if decay is not None:
+            settings = SelfDebiasSettings(prefixes=("he she :",), decay=decay, epsilon=0.0)
+            debias = prepare_self_debias(settings, tokenizer, model, "probe")
+        record = probe_he_she(
+            model,
+            tokenizer,
+            model_type=model_type,  # type: ignore[arg-type]
+            occupations=occupations,
+            device=torch.device("cpu"),
+            self_debias=debias,
+        )
+        return [o.p_he for o in record.occupations]
+
+    base = probe(None)
+    assert probe(0.0) == pytest.approx(base, abs=1e-5)
+    assert probe(50.0) != pytest.approx(base, abs=1e-5)
