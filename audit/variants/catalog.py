@@ -24,11 +24,13 @@ from audit.variants.methods.options import (
 
 @dataclass(frozen=True)
 class VariantMethodEntry(PluginEntry):
-    """A variant method: what it trains, on which model types, and whether it reads a
-    corpus (a scoring-time method such as Self-Debias reads none)."""
+    """A variant method: what it trains, on which model types, whether it reads a corpus
+    (a scoring-time method such as Self-Debias reads none), and whether it changes only
+    the output distribution (`output_only`: SEAT, which reads hidden states, skips it)."""
 
     model_types: frozenset[str] = frozenset({"masked", "causal"})
     needs_corpus: bool = True
+    output_only: bool = False
 
 
 VARIANT_METHODS: Registry[VariantMethodEntry, Any] = Registry("variant_method", VariantMethodEntry)
@@ -180,6 +182,9 @@ VARIANT_METHODS.register(
             "the same forward batch as the plain one. Causal LMs (ll, ppl, choice_ll) and "
             "masked LMs (cps, pll, pppl, sss, aul, aula, tbs, choice_pll) are rescaled; "
             "sentence vectors (SEAT) and fine-tuned heads are the base model's.",
+            inputs="The base model and the debiasing prefixes: bias-bench's one per bias "
+            "type (`bias_types`, default gender) or your own (`prefixes`); no corpus, no "
+            "word list, no training.",
             direction="A lower bias score than the base model's, at a language-modelling "
             "cost (the variant's (pseudo-)perplexity against its base's).",
             ideal="The base model's language-modelling quality with no preference for "
@@ -203,5 +208,6 @@ VARIANT_METHODS.register(
         options=SelfDebiasOptions,
         target="audit.variants.methods.self_debias:METHOD",
         needs_corpus=False,
+        output_only=True,
     )
 )

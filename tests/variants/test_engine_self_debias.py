@@ -32,7 +32,7 @@ models:
 datasets:
   - {name: crows_pairs, limit: 24}
 scorers: {masked: [cps], causal: [ll]}
-measures: [bias_score]
+measures: [bias_score, {name: seat, tests: [weat6], n_samples: 200}]
 lm_quality: {text: {path: heldout.txt}}
 variants:
   - id: gpt2-sd
@@ -110,6 +110,19 @@ def test_self_debias_variants_are_audited_beside_their_base(
     assert set(costs) == {"gpt2-sd", "bert-sd"}
     assert costs["gpt2-sd"].base == "tiny-gpt2" and costs["bert-sd"].base == "tiny-bert"
     assert all(r.ratio != 1.0 for r in costs.values())
+
+
+def test_seat_skips_the_variants_with_the_reason(first_run: tuple[RunOutcome, Path]) -> None:
+    from audit.pipeline.seat_plan import OUTPUT_ONLY_REASON
+
+    seat = first_run[0].result.seat
+    assert seat is not None
+    assert sorted({r.model for r in seat.tests}) == ["tiny-bert", "tiny-gpt2"]
+    reason = OUTPUT_ONLY_REASON.format(method="self_debias")
+    assert sorted((s.model, s.reason) for s in seat.skipped) == [
+        ("bert-sd", reason),
+        ("gpt2-sd", reason),
+    ]
 
 
 def test_the_settings_are_stored_with_the_variant(first_run: tuple[RunOutcome, Path]) -> None:
