@@ -321,3 +321,14 @@ def test_probe_uses_the_rescaled_distribution(model_type: str, tmp_path: Path) -
     base = probe(None)
     assert probe(0.0) == pytest.approx(base, abs=1e-5)
     assert probe(50.0) != pytest.approx(base, abs=1e-5)
+
+
+def test_method_page_names_every_option() -> None:
+    from audit.variants.catalog import VARIANT_METHODS
+
+    page = Path(__file__).resolve().parents[2] / "docs/measures/methods/self_debias.md"
+    text = page.read_text(encoding="utf-8")
+    for option in VARIANT_METHODS.entry("self_debias").options.model_fields:
+        assert f"`{option}`" in text, option
+    for heading in ("## 1.", "## 2.", "## 3.", "## 4.", "## Limits"):
+        assert heading in text
