@@ -195,8 +195,8 @@ VARIANT_METHODS.register(
             limitations=(
                 "Only the output distribution changes: sentence vectors (SEAT), fine-tuned "
                 "task heads and anything else read from hidden states are the base model's.",
-                "Scoring costs 1 + k forward rows per row for k prefixes, each longer by its "
-                "prefix.",
+                "Scoring runs 1 + k rows per row for k prefixes, each copy longer by its "
+                "prefix: about 3 times the base's time on CrowS-Pairs with one prefix.",
                 "compat: reference floors alpha at bias-bench's epsilon = 0.01; bias-bench's "
                 "causal first-token probability, read at a padding position of its plain "
                 "row, is not reproduced (the first word's prediction is the BOS token's, "
