@@ -290,7 +290,8 @@ def variants_section(index: MeasurementIndex) -> Section | None:
             intro += f" ({n_ratio} of them bias-controlled ratio models, see Meta-evaluation)"
         compared = variant_comparison_table(index)
         intro += (
-            ". Each was trained from its base and then audited exactly like a model: it "
+            ". Each was derived from its base (trained, or with 0 steps computed once or "
+            "applied at scoring time) and then audited exactly like a model: it "
             "appears beside its base in every table and chart above"
             + (
                 ", and against it, on the same items and with a paired test, below."

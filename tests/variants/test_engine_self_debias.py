@@ -185,3 +185,12 @@ def test_spec_check_names_the_corpus_and_option_problems(tmp_path: Path) -> None
     assert "variants[0].corpus: method cda trains on a corpus and none is given" in text
     assert "variants[1].corpus: method self_debias reads no corpus" in text
     assert "variants[1].options.decay" in text and "at least 0" in text
+
+
+def test_report_does_not_call_them_briefly_trained(first_run: tuple[RunOutcome, Path]) -> None:
+    """0 steps means not trained: the small-variants caveat (a training budget) is not
+    raised for them, and the Variants section says how they were derived."""
+    from audit.report.build import build_report
+
+    report = build_report(first_run[0].result)
+    assert "small-variants" not in {c.id for c in report.caveats}
