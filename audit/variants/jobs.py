@@ -83,7 +83,8 @@ class VariantJob:
             "ratio": self.part.ratio,
             "corpus": self.corpus.name,
             "corpus_sha256": self.corpus.sha256,
-            "training": self.training.model_dump(mode="json"),
+            # a scoring-time method (Self-Debias) uses no training setting
+            "training": {} if self.scoring_settings else self.training.model_dump(mode="json"),
             "training_examples": self.data.n_examples(),
         }
 

@@ -94,6 +94,7 @@ def test_self_debias_variants_are_audited_beside_their_base(
     assert all(v.summary.steps == 0 and v.summary.examples == 0 for v in variants.values())
     assert {v.corpus for v in variants.values()} == {"none"}
     assert all(v.probe is not None for v in variants.values())  # he/she probe, rescaled
+    assert all(v.training == {} for v in variants.values())  # no training setting applies
     assert result.corpora == []
     measured = {m.model for m in result.measurements if m.measure.name == "bias_score"}
     assert measured == {"tiny-gpt2", "gpt2-sd", "tiny-bert", "bert-sd"}
