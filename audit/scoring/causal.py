@@ -291,7 +291,7 @@ def _debiased_target_log_probs(
     grouped = picked.reshape(debias.groups, n, picked.shape[-1])
     head = model.model.get_output_embeddings() if plain else None
     out = torch.empty(n, dtype=torch.float32, device=input_ids.device)
-    step = _head_chunk_rows(model)
+    step = max(1, _head_chunk_rows(model) // debias.groups)  # rows of every group at once
     for start in range(0, n, step):
         chunk = grouped[:, start : start + step]
         logits = head(chunk.to(head.weight.dtype)) if head is not None else chunk

@@ -184,6 +184,23 @@ def test_causal_ll_equals_the_hand_computation(causal: LoadedModel) -> None:
     assert [s.score for s in scores] != pytest.approx([s.score for s in plain], abs=1e-3)
 
 
+def test_causal_head_chunks_and_full_logits_agree(
+    causal: LoadedModel, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The head run a few rows at a time, and the full logits of a head that cannot run on
+    chosen rows, give the same rescaled scores."""
+    from audit.scoring import causal as causal_scoring
+
+    model = _with_debias(causal, PREFIXES, 50.0)
+    want = LL_SCORER.score_sentences(model, SENTENCES, options=CausalOptions(), progress=print)
+    monkeypatch.setattr(causal_scoring, "HEAD_CHUNK_ROWS", 6)  # 3 rows of each group
+    chunked = LL_SCORER.score_sentences(model, SENTENCES, options=CausalOptions(), progress=print)
+    monkeypatch.setattr(causal_scoring, "_head_is_plain", lambda m: False)
+    full = LL_SCORER.score_sentences(model, SENTENCES, options=CausalOptions(), progress=print)
+    for got in (chunked, full):
+        assert [s.score for s in got] == pytest.approx([s.score for s in want], abs=1e-4)
+
+
 def test_causal_zero_decay_leaves_the_scores(causal: LoadedModel) -> None:
     model = _with_debias(causal, PREFIXES, 0.0)
     for compat in ("formula", "reference"):
