@@ -231,6 +231,11 @@ def load_model(
         from audit.models.projection import attach_projection, read_projection
 
         attach_projection(model, read_projection(path, spec.id))
+    debias = None
+    for path in resolved.files.get("self_debias", ()):
+        from audit.models.self_debias import prepare_self_debias, read_self_debias
+
+        debias = prepare_self_debias(read_self_debias(path, spec.id), tokenizer, model, spec.id)
     return LoadedModel(
         model_id=spec.id,
         model_type=kind,
@@ -242,4 +247,5 @@ def load_model(
         n_parameters=parameter_count(model),
         load_seconds=perf_counter() - started,
         source=resolved.source,
+        self_debias=debias,
     )

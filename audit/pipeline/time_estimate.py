@@ -99,8 +99,28 @@ def scoring_estimates(
         what = f"{unit_line(unit.model, unit.dataset, unit.scorer)}: {to_score:,} sentences"
         if timed_on != unit.model:
             what += f" (timed as its base {timed_on})"
-        estimates.append(estimate_of("scoring", what, throughput, to_score, "sentence"))
+        estimate = estimate_of("scoring", what, throughput, to_score, "sentence")
+        groups = _scoring_time_groups(plan, unit.model) if timed_on != unit.model else 1
+        if estimate.seconds is not None and groups > 1:
+            estimate = dataclasses.replace(
+                estimate,
+                seconds=estimate.seconds * groups,
+                basis=estimate.basis + f"; x {groups} for Self-Debias's prefixed copies (more "
+                "on short sentences: each copy is longer by its prefix)",
+            )
+        estimates.append(estimate)
     return estimates
+
+
+def _scoring_time_groups(plan: AuditPlan, model_id: str) -> int:
+    """Rows per scored row of a scoring-time variant (Self-Debias: 1 + its prefixes);
+    1 for any other model."""
+    if plan.variants is None:
+        return 1
+    for job in plan.variants.jobs:
+        if job.model_id == model_id and job.scoring_settings is not None:
+            return 1 + len(job.scoring_settings(job.options).prefixes)
+    return 1
 
 
 def _scoring_timing(
@@ -127,7 +147,7 @@ def training_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEst
 
     estimates: list[StageEstimate] = []
     for job in plan.variants.jobs:
-        if job.cached:
+        if job.cached or job.scoring_settings is not None:  # Self-Debias trains nothing
             continue
         if job.fit is not None:
             estimates.append(projection_estimate(plan, calibrator, job))

@@ -51,7 +51,7 @@ def variant_records(
                 corpus=job.corpus.name,
                 corpus_sha256=job.corpus.sha256,
                 training_examples=job.data.n_examples(),
-                training=job.training.model_dump(mode="json"),
+                training=job.describe()["training"],  # none for Self-Debias
                 key=job.key,
                 cached=job.model_id not in trained.trained_now,
                 summary=stored.summary,

@@ -324,7 +324,8 @@ def _millions(n: int) -> str:
 def small_variants_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
     """Variants trained for few steps or from small models: what their numbers show is what
     the method does to this model with this budget. Built from each variant's steps and
-    its base's parameter count in results.json."""
+    its base's parameter count in results.json. A variant with 0 steps was not trained
+    (a post-hoc projection, Self-Debias): it has no training budget to qualify."""
     parameters = {m.id: m.n_parameters for m in index.result.models}
 
     def small_base(v: VariantRecord) -> bool:
@@ -335,7 +336,8 @@ def small_variants_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat
     short: list[int] = []
     small: dict[str, int] = {}
     for entry, records in index.variants.entries().items():
-        flagged = [v for v in records if v.summary.steps < FEW_STEPS or small_base(v)]
+        trained = [v for v in records if v.summary.steps > 0]
+        flagged = [v for v in trained if v.summary.steps < FEW_STEPS or small_base(v)]
         if not flagged:
             continue
         first = flagged[0]

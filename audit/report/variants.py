@@ -154,6 +154,7 @@ def training_table(index: MeasurementIndex) -> Table:
         epochs = _setting(v.training, "epochs")
         steps_note = f"{epochs:g} epoch(s) of {s.examples:,} examples" if epochs else ""
         lr = _setting(v.training, "learning_rate")
+        seed = _setting(v.training, "seed")  # none for a variant with no training settings
         loss = (
             f"{fmt_num(s.first_loss, 3)}\u00a0→\u00a0{fmt_num(s.last_loss, 3)}"
             if s.first_loss is not None and s.last_loss is not None
@@ -167,7 +168,7 @@ def training_table(index: MeasurementIndex) -> Table:
                 cells.text(f"{lr:g}" if isinstance(lr, int | float) else "—"),
                 cells.count(_setting(v.training, "batch_size")),
                 cells.count(_setting(v.training, "max_length")),
-                cells.text(str(_setting(v.training, "seed"))),
+                cells.text("—" if seed is None else str(seed)),
                 _lora(v),
                 cells.text(s.device),
                 cells.text(fmt_seconds(s.seconds).replace(" ", "\u00a0")),
@@ -290,7 +291,8 @@ def variants_section(index: MeasurementIndex) -> Section | None:
             intro += f" ({n_ratio} of them bias-controlled ratio models, see Meta-evaluation)"
         compared = variant_comparison_table(index)
         intro += (
-            ". Each was trained from its base and then audited exactly like a model: it "
+            ". Each was derived from its base (trained, or with 0 steps computed once or "
+            "applied at scoring time) and then audited exactly like a model: it "
             "appears beside its base in every table and chart above"
             + (
                 ", and against it, on the same items and with a paired test, below."

@@ -83,15 +83,18 @@ def _check_lengths(model: LoadedModel, texts: Sequence[str], encoded: list[list[
 
 def _token_budget(model: LoadedModel) -> int:
     """Padded tokens per batch: fixed on CPU; on CUDA sized from free memory by the
-    activations, and by the full logits when the head cannot run on chosen rows."""
+    activations, and by the full logits when the head cannot run on chosen rows; shared
+    by a Self-Debias model's plain rows and their prefixed copies."""
+    groups = 1 if model.self_debias is None else model.self_debias.groups
     if model.device.type != "cuda":
-        return CPU_TOKEN_BUDGET
+        return max(1, CPU_TOKEN_BUDGET // groups)
     free = free_memory(model.device)
     hidden, layers, ffn = model_dims(model.model.config)
     budget = memory_token_budget(free, hidden_size=hidden, num_layers=layers, intermediate_size=ffn)
-    if _head_is_plain(model):
-        return budget
-    return min(budget, logits_token_budget(free, vocab_size=_vocab_size(model)))
+    if not _head_is_plain(model):
+        budget = min(budget, logits_token_budget(free, vocab_size=_vocab_size(model)))
+    # a Self-Debias model runs each row once more per prefix (`audit.scoring.self_debias`)
+    return max(1, budget // groups)
 
 
 def _vocab_size(model: LoadedModel) -> int:
@@ -229,9 +232,12 @@ def _target_log_probs(
     cols: torch.Tensor,
     targets: torch.Tensor,
 ) -> torch.Tensor:
-    """log P(target) at each (row, col) prediction position, float32 log-normaliser."""
+    """log P(target) at each (row, col) prediction position, float32 log-normaliser (a
+    Self-Debias model's rescaled distribution, `_debiased_target_log_probs`)."""
     import torch
 
+    if model.self_debias is not None:
+        return _debiased_target_log_probs(model, input_ids, attention, rows, cols, targets)
     # A model spread over devices (`device_map: auto`) returns its outputs on its last
     # device: indices go there, results come back to the inputs' device (no-ops otherwise).
     if not _head_is_plain(model):
@@ -252,6 +258,48 @@ def _target_log_probs(
         wanted = targets[chunk].to(logits.device).unsqueeze(-1)
         target_logit = logits.gather(-1, wanted).squeeze(-1)
         out[chunk] = (target_logit - torch.logsumexp(logits, dim=-1)).to(out.device)
+    return out
+
+
+def _debiased_target_log_probs(
+    model: LoadedModel,
+    input_ids: torch.Tensor,
+    attention: torch.Tensor,
+    rows: torch.Tensor,
+    cols: torch.Tensor,
+    targets: torch.Tensor,
+) -> torch.Tensor:
+    """log p~(target) of Self-Debias (`audit.scoring.self_debias`): one forward pass over
+    the batch and its prefixed copies; the head runs on the read rows of every group, a
+    chunk of rows at a time, and the rescaled distribution is read at the targets."""
+    import torch
+
+    from audit.models.sequence_limit import sequence_limit
+    from audit.scoring.self_debias import check_expanded_length, debiased_log_probs, expand_batch
+
+    debias = model.self_debias
+    assert debias is not None
+    check_expanded_length(model, attention, sequence_limit(model.model, model.tokenizer))
+    pad = model.tokenizer.pad_token_id
+    wide = expand_batch(
+        debias, input_ids, attention, rows, cols, pad_id=0 if pad is None else int(pad)
+    )
+    n = len(targets)
+    plain = _head_is_plain(model)
+    states = _forward(model, wide.ids, wide.attention, full=not plain)
+    picked = states[wide.rows.to(states.device), wide.cols.to(states.device)]
+    grouped = picked.reshape(debias.groups, n, picked.shape[-1])
+    head = model.model.get_output_embeddings() if plain else None
+    out = torch.empty(n, dtype=torch.float32, device=input_ids.device)
+    step = max(1, _head_chunk_rows(model) // debias.groups)  # rows of every group at once
+    for start in range(0, n, step):
+        chunk = grouped[:, start : start + step]
+        logits = head(chunk.to(head.weight.dtype)) if head is not None else chunk
+        log_p = debiased_log_probs(
+            logits[0], logits[1:], decay=debias.decay, epsilon=debias.epsilon
+        )
+        wanted = targets[start : start + step].to(log_p.device).unsqueeze(-1)
+        out[start : start + step] = log_p.gather(-1, wanted).squeeze(-1).to(out.device)
     return out
 
 

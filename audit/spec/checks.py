@@ -138,6 +138,31 @@ def check_measures(measures: Items[PluginRef]) -> list[Finding]:
     return findings
 
 
+def _variant_corpus(variant: VariantSpec, loc: Loc) -> list[Finding]:
+    """A training method without a corpus, or a scoring-time method (Self-Debias) with
+    one (an unknown method is reported by `_named_plugin`)."""
+    if variant.method not in VARIANT_METHODS.names():
+        return []
+    needs = VARIANT_METHODS.entry(variant.method).needs_corpus
+    if needs and variant.corpus is None:
+        return [
+            Finding(
+                (*loc, "corpus"),
+                f"method {variant.method} trains on a corpus and none is given; add one, "
+                "e.g. `corpus: sts_b` or `corpus: {path: my.txt}`",
+            )
+        ]
+    if not needs and variant.corpus is not None:
+        return [
+            Finding(
+                (*loc, "corpus"),
+                f"method {variant.method} reads no corpus (it changes the output "
+                "distribution at scoring time); remove `corpus`",
+            )
+        ]
+    return []
+
+
 def check_variants(variants: Items[VariantSpec], models: Items[ModelSpec] | None) -> list[Finding]:
     """Known methods with valid options, `base` naming one of the spec's models, and
     variant model ids (ratio models included) unique among models and variants."""
@@ -157,7 +182,8 @@ def check_variants(variants: Items[VariantSpec], models: Items[ModelSpec] | None
             findings.append(
                 _not_in_spec("model", variant.base, (*loc, "base"), list(model_ids), "models")
             )
-        corpus = variant.corpus.name
+        findings += _variant_corpus(variant, loc)
+        corpus = variant.corpus.name if variant.corpus is not None else None
         if corpus is not None and corpus not in BUILTIN_CORPUS_NAMES:
             findings.append(
                 _unknown("built-in corpus", corpus, (*loc, "corpus"), list(BUILTIN_CORPUS_NAMES))

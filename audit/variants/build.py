@@ -47,6 +47,9 @@ def build_variants(
             if job.fit is not None:
                 stored[job.model_id] = _project_one(job, loaded, occupations, display)
                 continue
+            if job.scoring_settings is not None:
+                stored[job.model_id] = _store_scoring_time(job, loaded, occupations, display)
+                continue
             stored[job.model_id] = _train_one(
                 job, loaded, loaded.fingerprint, occupations, display, stop_after
             )
@@ -153,6 +156,57 @@ def _project_one(
     return done
 
 
+def _store_scoring_time(
+    job: VariantJob,
+    loaded: LoadedModel,
+    occupations: Sequence[str] | None,
+    display: Display,
+) -> StoredVariant:
+    """A scoring-time variant (Self-Debias): its settings saved with the base model's
+    files (`audit.models.self_debias`), probed with them applied. Nothing is trained."""
+    from time import perf_counter
+
+    from audit.models.self_debias import prepare_self_debias, save_self_debias
+    from audit.results import TrainingSummary
+    from audit.training.device import device_label
+
+    assert job.scoring_settings is not None
+    key = f"store {job.model_id}"
+    display.step(key, f"storing {job.model_id} ({job.method.name} of {job.base})")
+    started = perf_counter()
+    settings = job.scoring_settings(job.options)
+    loaded.self_debias = prepare_self_debias(settings, loaded.tokenizer, loaded.model, job.model_id)
+    try:
+        probe = probe_variant(loaded, occupations)
+    finally:
+        loaded.self_debias = None
+    staging = job.store.staging_dir()
+    save_variant(loaded, staging)
+    save_self_debias(settings, staging)
+    summary = TrainingSummary.model_validate(
+        {
+            "objective": job.method.name,
+            "steps": 0,
+            "examples": 0,
+            "tokens": 0,
+            "seconds": perf_counter() - started,
+            "device": device_label(loaded.device),
+        }
+    )
+    done = job.store.commit(
+        staging,
+        description={**job.describe(), "self_debias": settings.as_json()},
+        summary=summary,
+        probe=probe,
+    )
+    display.end_step(
+        key,
+        f"{job.model_id}: {len(settings.prefixes)} debiasing prefix(es), lambda "
+        f"{settings.decay:g}, applied at scoring time (not trained)",
+    )
+    return done
+
+
 def train_job(
     job: VariantJob,
     loaded: LoadedModel,
@@ -191,6 +245,7 @@ def probe_variant(loaded: LoadedModel, occupations: Sequence[str] | None) -> Pro
         model_type=loaded.model_type,
         occupations=occupations,
         device=loaded.device,
+        self_debias=loaded.self_debias,
     )
 
 

@@ -17,15 +17,20 @@ from audit.variants.methods.options import (
     CdaOptions,
     DropoutOptions,
     InlpOptions,
+    SelfDebiasOptions,
     SentenceDebiasOptions,
 )
 
 
 @dataclass(frozen=True)
 class VariantMethodEntry(PluginEntry):
-    """A variant method: what it trains, on which model types."""
+    """A variant method: what it trains, on which model types, whether it reads a corpus
+    (a scoring-time method such as Self-Debias reads none), and whether it changes only
+    the output distribution (`output_only`: SEAT, which reads hidden states, skips it)."""
 
     model_types: frozenset[str] = frozenset({"masked", "causal"})
+    needs_corpus: bool = True
+    output_only: bool = False
 
 
 VARIANT_METHODS: Registry[VariantMethodEntry, Any] = Registry("variant_method", VariantMethodEntry)
@@ -45,9 +50,9 @@ DEBIAS_IDEAL = (
 )
 
 
-def _card(name: str, title: str, summary: str, **text: Any) -> PluginCard:
+def _card(name: str, title: str, summary: str, shape: str = "corpus", **text: Any) -> PluginCard:
     return PluginCard(
-        kind="variant_method", name=name, title=title, summary=summary, shape="corpus", **text
+        kind="variant_method", name=name, title=title, summary=summary, shape=shape, **text
     )
 
 
@@ -246,5 +251,51 @@ VARIANT_METHODS.register(
         ),
         options=InlpOptions,
         target="audit.variants.methods.inlp:METHOD",
+    )
+)
+VARIANT_METHODS.register(
+    VariantMethodEntry(
+        card=_card(
+            "self_debias",
+            "Self-Debias (scoring-time rescaling)",
+            "Lower, at scoring time, the probability of the tokens that a debiasing prefix "
+            "('The following text discriminates against people because of their gender: ') "
+            "makes likelier. Not trained; reads no corpus.",
+            shape="none",
+            what="At every position a scorer reads, p(w | x) is compared with "
+            "p(w | prefix_i + x) for each prefix (bias-bench's one prefix per bias type); "
+            "delta(w) = p(w | x) - max_i p(w | prefix_i + x); the variant's distribution is "
+            "alpha(delta(w)) p(w | x), renormalised over the vocabulary, with alpha(x) = 1 "
+            "for x >= 0 and exp(lambda x) otherwise (lambda = 50). The prefixed inputs run in "
+            "the same forward batch as the plain one. Causal LMs (ll, ppl, choice_ll) and "
+            "masked LMs (cps, pll, pppl, sss, aul, aula, tbs, choice_pll) are rescaled; "
+            "sentence vectors (SEAT) and fine-tuned heads are the base model's.",
+            inputs="The base model and the debiasing prefixes: bias-bench's one per bias "
+            "type (`bias_types`, default gender) or your own (`prefixes`); no corpus, no "
+            "word list, no training.",
+            direction="A lower bias score than the base model's, at a language-modelling "
+            "cost (the variant's (pseudo-)perplexity against its base's).",
+            ideal="The base model's language-modelling quality with no preference for "
+            "stereotypical text.",
+            citation="Schick, Udupa and Schütze 2021, 'Self-Diagnosis and Self-Debiasing' "
+            "(TACL); as applied to CrowS-Pairs and StereoSet by Meade et al. 2022 "
+            "(McGill-NLP/bias-bench)",
+            limitations=(
+                "Only the output distribution changes: sentence vectors (SEAT), fine-tuned "
+                "task heads and anything else read from hidden states are the base model's.",
+                "Scoring runs 1 + k rows per row for k prefixes, each copy longer by its "
+                "prefix: about 3 times the base's time on CrowS-Pairs with one prefix.",
+                "compat: reference floors alpha at bias-bench's epsilon = 0.01; bias-bench's "
+                "causal first-token probability, read at a padding position of its plain "
+                "row, is not reproduced (the first word's prediction is the BOS token's, "
+                "rescaled like every other).",
+                "The prefixes are English instructions: a model that cannot follow them "
+                "is rescaled by noise, which the language-modelling cost shows.",
+            ),
+        ),
+        options=SelfDebiasOptions,
+        target="audit.variants.methods.self_debias:METHOD",
+        needs_corpus=False,
+        output_only=True,
     )
 )

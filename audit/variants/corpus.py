@@ -67,6 +67,15 @@ def sentences_sha256(sentences: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(sentences).encode("utf-8")).hexdigest()
 
 
+#: The name of the corpus of a method that reads none (Self-Debias).
+NO_CORPUS_NAME = "none"
+
+
+def no_corpus() -> Corpus:
+    """The empty corpus of a method that reads none: no sentence, the hash of no text."""
+    return Corpus(name=NO_CORPUS_NAME, source="", sha256=sentences_sha256(()), sentences=())
+
+
 def load_corpus(
     spec: CorpusSpec,
     *,

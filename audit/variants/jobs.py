@@ -21,6 +21,7 @@ from audit.variants.settings import TrainingSpec, VariantSpec
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from audit.models.self_debias import SelfDebiasSettings
     from audit.variants.corpus import Corpus
     from audit.variants.objective import Objective, TrainingData
     from audit.variants.posthoc import ProjectionFit, ProjectionSetup
@@ -55,6 +56,7 @@ class VariantJob:
     fit: Callable[[ProjectionSetup], ProjectionFit] | None = None  # post-hoc methods
     work: Callable[[Any, TrainingData], str] | None = None  # what `fit` does, in words
     rehearsal: Callable[[Any, TrainingData], Rehearsal] | None = None  # for timing
+    scoring_settings: Callable[[Any], SelfDebiasSettings] | None = None  # Self-Debias
 
     @property
     def cached(self) -> bool:
@@ -65,8 +67,9 @@ class VariantJob:
         return self.store.has_checkpoint()
 
     def total_steps(self) -> int:
-        """Training steps; 0 for a post-hoc method (computed once, not trained)."""
-        if self.fit is not None:
+        """Training steps; 0 for a post-hoc method (computed once, not trained) and for a
+        scoring-time one (nothing computed before scoring)."""
+        if self.fit is not None or self.scoring_settings is not None:
             return 0
         return self.training.total_steps(self.data.n_examples())
 
@@ -94,7 +97,8 @@ class VariantJob:
             "ratio": self.part.ratio,
             "corpus": self.corpus.name,
             "corpus_sha256": self.corpus.sha256,
-            "training": self.training.model_dump(mode="json"),
+            # a scoring-time method (Self-Debias) uses no training setting
+            "training": {} if self.scoring_settings else self.training.model_dump(mode="json"),
             "training_examples": self.data.n_examples(),
         }
 
@@ -127,7 +131,7 @@ def plan_variants(
 ) -> VariantPlan:
     """Every variant job of a spec, in spec order (ratio models in ratio order)."""
     from audit.variants.catalog import VARIANT_METHODS
-    from audit.variants.corpus import load_corpus
+    from audit.variants.corpus import load_corpus, no_corpus
 
     plan = VariantPlan()
     loaded: dict[str, Corpus] = {}
@@ -147,18 +151,31 @@ def plan_variants(
             )
         options = entry.options.model_validate(variant.options)
         method: VariantMethod = VARIANT_METHODS.load(variant.method)
-        corpus_key = variant.corpus.model_dump_json()
-        if corpus_key not in loaded:
-            loaded[corpus_key] = load_corpus(
-                variant.corpus,
-                data_dir=data_dir,
-                base_dir=base_dir,
-                field=f"{loc}.corpus",
-                cache_dir=cache_dir,
-            )
-        corpus = loaded[corpus_key]
-        plan.corpora.setdefault(corpus.sha256, corpus)
-        plan.corpus_users.setdefault(corpus.sha256, []).append(variant.id)
+        if variant.corpus is None:
+            if entry.needs_corpus:
+                raise AuditUserError(
+                    f"{loc}.corpus: method {variant.method} trains on a corpus and none is "
+                    "given; add one, e.g. `corpus: sts_b` or `corpus: {path: my.txt}`"
+                )
+            corpus = no_corpus()
+        else:
+            if not entry.needs_corpus:
+                raise AuditUserError(
+                    f"{loc}.corpus: method {variant.method} reads no corpus (it changes the "
+                    "output distribution at scoring time); remove `corpus`"
+                )
+            corpus_key = variant.corpus.model_dump_json()
+            if corpus_key not in loaded:
+                loaded[corpus_key] = load_corpus(
+                    variant.corpus,
+                    data_dir=data_dir,
+                    base_dir=base_dir,
+                    field=f"{loc}.corpus",
+                    cache_dir=cache_dir,
+                )
+            corpus = loaded[corpus_key]
+            plan.corpora.setdefault(corpus.sha256, corpus)
+            plan.corpus_users.setdefault(corpus.sha256, []).append(variant.id)
         training = variant.training.with_seed(seed)
         assert training.seed is not None
         context = MethodContext(data_dir=data_dir, base_dir=base_dir, seed=training.seed, loc=loc)
@@ -170,7 +187,8 @@ def plan_variants(
                 method=variant.method,
                 options=options.model_dump(mode="json"),
                 ratio=part.ratio,
-                training=training.model_dump(mode="json"),
+                # a scoring-time method trains nothing: its key is its settings' alone
+                training={} if method.scoring_settings else training.model_dump(mode="json"),
                 corpus_sha256=corpus.sha256,
                 data_sha256=data_sha256(data),
             )
@@ -192,6 +210,7 @@ def plan_variants(
                     fit=method.fit,
                     work=method.work,
                     rehearsal=method.rehearsal,
+                    scoring_settings=method.scoring_settings,
                 )
             )
     return plan

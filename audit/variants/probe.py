@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     import torch
     from transformers import PreTrainedModel, PreTrainedTokenizerBase
 
+    from audit.models.self_debias import SelfDebias
+
 OCCUPATIONS_FILE = Path("winogender") / "occupations-stats.tsv"
 #: Sentences per forward pass.
 PROBE_BATCH = 64
@@ -89,17 +91,19 @@ def probe_he_she(
     model_type: Literal["masked", "causal"],
     occupations: Sequence[str],
     device: torch.device,
+    self_debias: SelfDebias | None = None,
 ) -> ProbeRecord:
-    """P(he) vs P(she) per occupation (see the module docstring). The model's train/eval
-    mode is restored afterwards."""
+    """P(he) vs P(she) per occupation (see the module docstring), from the Self-Debias
+    distribution when `self_debias` is given. The model's train/eval mode is restored
+    afterwards."""
     if not occupations:
         raise AuditUserError("he/she probe: no occupations to probe")
     was_training = model.training
     model.eval()
     try:
         if model_type == "masked":
-            return _masked(model, tokenizer, list(occupations), device)
-        return _causal(model, tokenizer, list(occupations), device)
+            return _masked(model, tokenizer, list(occupations), device, self_debias)
+        return _causal(model, tokenizer, list(occupations), device, self_debias)
     finally:
         model.train(was_training)
 
@@ -128,6 +132,7 @@ def _masked(
     tokenizer: PreTrainedTokenizerBase,
     occupations: list[str],
     device: torch.device,
+    self_debias: SelfDebias | None,
 ) -> ProbeRecord:
     import torch
 
@@ -152,10 +157,21 @@ def _masked(
                 f"{texts[0]!r}"
             )
         with torch.inference_mode():
-            logits = model(
-                input_ids=input_ids.to(device), attention_mask=enc["attention_mask"].to(device)
-            ).logits
-            probs = torch.softmax(logits[where[:, 0], where[:, 1]].float(), dim=-1)
+            if self_debias is not None:
+                probs = _debiased_log_probs(
+                    model,
+                    self_debias,
+                    input_ids.to(device),
+                    enc["attention_mask"].to(device),
+                    where[:, 0].to(device),
+                    where[:, 1].to(device),
+                    pad=tokenizer.pad_token_id,
+                ).exp()
+            else:
+                logits = model(
+                    input_ids=input_ids.to(device), attention_mask=enc["attention_mask"].to(device)
+                ).logits
+                probs = torch.softmax(logits[where[:, 0], where[:, 1]].float(), dim=-1)
         p_he += probs[:, he_id].double().tolist()
         p_she += probs[:, she_id].double().tolist()
     return _record(f"{mask} is a/an <occupation>.", he, she, occupations, p_he, p_she)
@@ -166,6 +182,7 @@ def _causal(
     tokenizer: PreTrainedTokenizerBase,
     occupations: list[str],
     device: torch.device,
+    self_debias: SelfDebias | None,
 ) -> ProbeRecord:
     import torch
 
@@ -192,12 +209,26 @@ def _causal(
             input_ids[row, : len(seq)] = torch.tensor(seq)
             attention[row, : len(seq)] = 1
         with torch.inference_mode():
-            logits = model(
-                input_ids=input_ids.to(device), attention_mask=attention.to(device)
-            ).logits.float()
-            logp = torch.log_softmax(logits[:, :-1], dim=-1)
             targets = input_ids[:, 1:].to(device)
-            token_lp = logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+            if self_debias is not None:
+                rows = torch.arange(len(chunk)).repeat_interleave(width - 1).to(device)
+                cols = torch.arange(width - 1).repeat(len(chunk)).to(device)
+                debiased = _debiased_log_probs(
+                    model,
+                    self_debias,
+                    input_ids.to(device),
+                    attention.to(device),
+                    rows,
+                    cols,
+                    pad=pad,
+                )
+                token_lp = debiased.gather(-1, targets.reshape(-1, 1)).reshape(targets.shape)
+            else:
+                logits = model(
+                    input_ids=input_ids.to(device), attention_mask=attention.to(device)
+                ).logits.float()
+                logp = torch.log_softmax(logits[:, :-1], dim=-1)
+                token_lp = logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
             token_lp = token_lp * attention[:, 1:].to(device)
             scores += token_lp.double().sum(dim=1).tolist()
     p_he: list[float] = []
@@ -208,3 +239,28 @@ def _causal(
         p_he.append(share)
         p_she.append(1.0 - share)
     return _record("He/She is a/an <occupation>.", he, she, occupations, p_he, p_she)
+
+
+def _debiased_log_probs(
+    model: PreTrainedModel,
+    self_debias: SelfDebias,
+    input_ids: torch.Tensor,
+    attention: torch.Tensor,
+    rows: torch.Tensor,
+    cols: torch.Tensor,
+    *,
+    pad: int | None,
+) -> torch.Tensor:
+    """Self-Debias's log p~ [R, V] at (rows, cols), as the scorers compute it
+    (`audit.scoring.self_debias`): the batch and its prefixed copies in one forward."""
+    from audit.scoring.self_debias import debiased_log_probs, expand_batch
+
+    wide = expand_batch(
+        self_debias, input_ids, attention, rows, cols, pad_id=0 if pad is None else int(pad)
+    )
+    logits = model(input_ids=wide.ids, attention_mask=wide.attention).logits
+    picked = logits[wide.rows, wide.cols]
+    grouped = picked.reshape(self_debias.groups, len(rows), picked.shape[-1])
+    return debiased_log_probs(
+        grouped[0], grouped[1:], decay=self_debias.decay, epsilon=self_debias.epsilon
+    )

@@ -131,8 +131,14 @@ class VariantSpec(Strict):
         "prefix of its ratio models, `<id>-r0.3`).",
     )
     base: str = Field(description="The id of the model (under `models`) it is derived from.")
-    method: str = Field(description="cda, dropout, at or bias_controlled.")
-    corpus: CorpusSpec = Field(description="Training text: a built-in name or a user file.")
+    method: str = Field(
+        description="cda, dropout, at, bias_controlled, inlp, sentence_debias or self_debias."
+    )
+    corpus: CorpusSpec | None = Field(
+        None,
+        description="Training text: a built-in name or a user file (every method but "
+        "self_debias needs one).",
+    )
     training: TrainingSpec = Field(
         default_factory=lambda: TrainingSpec.model_validate({}),
         description="Continued-training settings.",
@@ -144,7 +150,7 @@ class VariantSpec(Strict):
     @model_validator(mode="before")
     @classmethod
     def _corpus_shorthand(cls, value: Any) -> Any:
-        if isinstance(value, dict) and "corpus" in value:
+        if isinstance(value, dict) and value.get("corpus") is not None:
             return {**value, "corpus": corpus_item(value["corpus"])}
         return value
 

@@ -121,3 +121,22 @@ def test_without_calibration_nothing_is_timed_and_the_plan_says_so(
     assert clock.readings == 0 and not (tmp_path / "c" / "calibration").exists()
     assert "scoring: not estimated (not measured yet)" in result.output
     assert "without --no-calibrate times it" in result.output
+
+
+def test_a_self_debias_variant_is_timed_as_its_base_times_its_rows(
+    tmp_path: Path, model_dir: Path, clock: FakeClock
+) -> None:
+    spec = _spec(tmp_path / "sd", model_dir, 20, ["ll"])
+    spec.write_text(
+        spec.read_text()
+        + "lm_quality: {enabled: false}\n"
+        + "variants: [{id: tiny-sd, base: tiny, method: self_debias,"
+        + " options: {prefixes: ['a: ', 'b: ']}}]\n"
+    )
+    settings = RunSettings(out_dir=tmp_path / "out", cache_dir=tmp_path / "c", device="cpu")
+    plan = plan_audit(load_spec(spec), settings, SilentDisplay())
+    estimates = estimate_times(plan, ScoreCache(tmp_path / "c"), Calibrator(plan, SilentDisplay()))
+    assert [e.stage for e in estimates] == ["scoring", "scoring"]  # nothing to train
+    base, variant = (e.seconds or 0.0 for e in estimates)
+    assert variant == pytest.approx(3 * base)
+    assert "x 3 for Self-Debias's prefixed copies" in estimates[1].basis

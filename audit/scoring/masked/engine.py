@@ -33,6 +33,7 @@ from audit.scoring.masked.forward import (
 )
 from audit.scoring.masked.inputs import Encoded
 from audit.scoring.masked.last_layer import supports_last_layer_pruning
+from audit.scoring.self_debias import debiased_logits_at
 from audit.scoring.transfer import to_device, to_host
 
 
@@ -95,9 +96,11 @@ def resolve_token_budget(loaded: LoadedModel, batch_tokens: int | None) -> int:
     if batch_tokens is not None:
         return batch_tokens
     hidden, layers, ffn = model_dims(loaded.model.config)
-    return default_token_budget(
+    budget = default_token_budget(
         loaded.device, hidden_size=hidden, num_layers=layers, intermediate_size=ffn
     )
+    # a Self-Debias model runs each copy once more per prefix (`audit.scoring.self_debias`)
+    return budget if loaded.self_debias is None else max(1, budget // loaded.self_debias.groups)
 
 
 class _Progress:
@@ -226,16 +229,23 @@ def _copies_batch(
     targets: np.ndarray,
     prune: bool,
 ) -> list[torch.Tensor]:
-    """One forward batch of masked copies: the log-probabilities of the targets read."""
+    """One forward batch of masked copies: the log-probabilities of the targets read (a
+    Self-Debias model's rescaled distribution, `audit.scoring.self_debias`)."""
     device = ids.device
-    logits, _ = gathered_logits(
-        loaded.model,
-        ids,
-        attention,
-        to_device(reads[0], device),
-        to_device(reads[1], device),
-        prune_last_layer=prune,
-    )
+    rows, cols = to_device(reads[0], device), to_device(reads[1], device)
+
+    def logits_at(
+        at_ids: torch.Tensor, at_mask: torch.Tensor, at_rows: torch.Tensor, at_cols: torch.Tensor
+    ) -> torch.Tensor:
+        logits, _ = gathered_logits(
+            loaded.model, at_ids, at_mask, at_rows, at_cols, prune_last_layer=prune
+        )
+        return logits
+
+    if loaded.self_debias is not None:
+        logits = debiased_logits_at(loaded, logits_at, ids, attention, rows, cols)
+    else:
+        logits = logits_at(ids, attention, rows, cols)
     return [log_probs_of_targets(logits, to_device(targets, device))]
 
 
@@ -249,13 +259,45 @@ def _unmasked_batch(
     """One forward batch of unmasked sentences: log P(w_i | S) at the read positions, and
     with `with_attention` the attention each of them receives."""
     row_t, col_t = to_device(reads[0], ids.device), to_device(reads[1], ids.device)
-    logits, attentions = gathered_logits(
-        loaded.model, ids, attention, row_t, col_t, output_attentions=with_attention
-    )
+    if loaded.self_debias is not None:
+        logits, attentions = _debiased_unmasked(
+            loaded, ids, attention, row_t, col_t, with_attention
+        )
+    else:
+        logits, attentions = gathered_logits(
+            loaded.model, ids, attention, row_t, col_t, output_attentions=with_attention
+        )
     scores = log_probs_of_targets(logits, ids[row_t, col_t].unsqueeze(1))[:, 0]
     if attentions is None:
         return [scores]
     return [scores, _attention_received(attentions, attention)[row_t, col_t]]
+
+
+def _debiased_unmasked(
+    loaded: LoadedModel,
+    ids: torch.Tensor,
+    attention: torch.Tensor,
+    rows: torch.Tensor,
+    cols: torch.Tensor,
+    with_attention: bool,
+) -> tuple[torch.Tensor, tuple[torch.Tensor, ...] | None]:
+    """Self-Debias's log p~ at the read positions, and the attention of the plain rows
+    (their first B rows and W columns: Self-Debias changes no attention)."""
+    batch, width = ids.shape
+    kept: list[tuple[torch.Tensor, ...]] = []
+
+    def logits_at(
+        at_ids: torch.Tensor, at_mask: torch.Tensor, at_rows: torch.Tensor, at_cols: torch.Tensor
+    ) -> torch.Tensor:
+        logits, attentions = gathered_logits(
+            loaded.model, at_ids, at_mask, at_rows, at_cols, output_attentions=with_attention
+        )
+        if attentions is not None:
+            kept.append(tuple(a[:batch, :, :width, :width] for a in attentions))
+        return logits
+
+    log_p = debiased_logits_at(loaded, logits_at, ids, attention, rows, cols)
+    return log_p, kept[0] if kept else None
 
 
 def run_unmasked(

@@ -14,6 +14,7 @@ from audit.errors import AuditUserError
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from audit.models.self_debias import SelfDebiasSettings
     from audit.variants.corpus import Corpus
     from audit.variants.objective import Objective, TrainingData
     from audit.variants.posthoc import ProjectionFit, ProjectionSetup
@@ -92,7 +93,10 @@ class VariantMethod:
     `work`: what `fit` computes, in words, for `audit plan` (from its options and data:
     'projection from 3,000 corpus sentences (...), 80 INLP iterations, no training');
     and `rehearsal`: for `audit plan`'s time estimate, `fit`'s own computation after the
-    sentences are encoded, rebuilt on random vectors of the real shape (`Rehearsal`)."""
+    sentences are encoded, rebuilt on random vectors of the real shape (`Rehearsal`).
+    A scoring-time method (Self-Debias) gives `scoring_settings` instead: the settings
+    stored with the base model's files and applied by the scorers; it reads no corpus
+    (its entry says `needs_corpus=False`), and nothing is trained or computed."""
 
     parts: Callable[[Any], list[VariantPart]]
     training_data: Callable[[Corpus, Any, VariantPart, MethodContext], TrainingData]
@@ -100,6 +104,7 @@ class VariantMethod:
     fit: Callable[[ProjectionSetup], ProjectionFit] | None = None
     work: Callable[[Any, TrainingData], str] | None = None
     rehearsal: Callable[[Any, TrainingData], Rehearsal] | None = None
+    scoring_settings: Callable[[Any], SelfDebiasSettings] | None = None
 
 
 def options_of(model: type[BaseModel], options: dict[str, Any]) -> Any:

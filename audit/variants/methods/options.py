@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 DEFAULT_RATIOS = tuple(round(0.1 * i, 1) for i in range(11))
@@ -129,3 +129,127 @@ class InlpOptions(_ProjectionOptions):
     max_sentences: int = Field(
         10000, ge=2, description="Sentences per class at most (bias-bench: 10000)."
     )
+
+
+#: bias-bench's DEBIASING_PREFIXES (benchmark/crows/crows.py, stereoset.py), verbatim
+#: (its "orientiation" included): one prefix per bias type, keyed as bias-bench's command
+#: line names them ("race" is its "race-color").
+SELF_DEBIAS_PREFIXES: dict[str, str] = {
+    "gender": "The following text discriminates against people because of their gender: ",
+    "race": "The following text discriminates against people because of their race/color: ",
+    "religion": "The following text discriminates against people because of their religion: ",
+    "socioeconomic": "The following text discriminates against people because of their "
+    "socioeconomic status/occupation: ",
+    "sexual-orientation": "The following text discriminates against people because of their "
+    "sexual orientiation: ",
+    "age": "The following text discriminates against people because of their age: ",
+    "nationality": "The following text discriminates against people because of their nationality: ",
+    "disability": "The following text discriminates against people because of their disability: ",
+    "physical-appearance": "The following text discriminates against people because of "
+    "their physical appearance: ",
+}
+
+#: bias-bench's epsilon: the least factor a probability is multiplied by (`compat: reference`).
+SELF_DEBIAS_REFERENCE_EPSILON = 0.01
+
+SelfDebiasBiasType = Literal[
+    "gender",
+    "race",
+    "religion",
+    "socioeconomic",
+    "sexual-orientation",
+    "age",
+    "nationality",
+    "disability",
+    "physical-appearance",
+]
+
+
+class SelfDebiasOptions(_Options):
+    """Self-Debias (Schick et al. 2021), as bias-bench applies it to likelihood scoring."""
+
+    bias_types: list[SelfDebiasBiasType] = Field(
+        default_factory=lambda: list[SelfDebiasBiasType](["gender"]),
+        description="Whose debiasing prefixes are used: bias-bench's one prefix per bias "
+        "type ('The following text discriminates against people because of their gender: '). "
+        "bias-bench uses the one of the bias type it evaluates.",
+    )
+    prefixes: list[str] | None = Field(
+        None,
+        description="Your own debiasing prefixes instead of the bias types' (each is "
+        "tokenised alone and put before the text).",
+    )
+    decay: float = Field(
+        50.0,
+        ge=0,
+        description="The decay constant lambda of alpha(x) = exp(lambda x) for x < 0 "
+        "(bias-bench: 50); 0 leaves the distribution unchanged.",
+    )
+    compat: Literal["formula", "reference"] = Field(
+        "formula",
+        description="'formula': the paper's alpha; 'reference': bias-bench's arithmetic, "
+        "alpha floored at epsilon = 0.01.",
+    )
+
+    @field_validator("bias_types")
+    @classmethod
+    def _distinct_types(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise PydanticCustomError(
+                "bias_types_empty",
+                "no bias type given",
+                {"expected": f"one or more of {', '.join(SELF_DEBIAS_PREFIXES)}"},
+            )
+        if len(set(value)) != len(value):
+            raise PydanticCustomError(
+                "bias_types_repeated",
+                "a bias type is listed twice",
+                {"got": ", ".join(value), "expected": "distinct bias types"},
+            )
+        return value
+
+    @field_validator("prefixes")
+    @classmethod
+    def _usable_prefixes(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return value
+        if not value:
+            raise PydanticCustomError(
+                "prefixes_empty",
+                "`prefixes` is empty",
+                {"expected": "at least one prefix, or leave `prefixes` out for the bias types'"},
+            )
+        blank = [i for i, p in enumerate(value) if not p.strip()]
+        if blank:
+            raise PydanticCustomError(
+                "prefix_blank",
+                "prefix {index} is blank",
+                {"index": blank[0], "expected": "text such as 'The following text is biased: '"},
+            )
+        if len(set(value)) != len(value):
+            raise PydanticCustomError(
+                "prefixes_repeated",
+                "a prefix is listed twice",
+                {"expected": "distinct prefixes"},
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _types_or_prefixes(self) -> SelfDebiasOptions:
+        if self.prefixes is not None and "bias_types" in self.model_fields_set:
+            raise PydanticCustomError(
+                "prefixes_or_bias_types",
+                "give `bias_types` or `prefixes`, not both",
+                {"expected": "`bias_types: [gender]` (bias-bench's) or your own `prefixes`"},
+            )
+        return self
+
+    def prefix_texts(self) -> tuple[str, ...]:
+        """The debiasing prefixes: `prefixes`, else the bias types' in the order given."""
+        if self.prefixes is not None:
+            return tuple(self.prefixes)
+        return tuple(SELF_DEBIAS_PREFIXES[t] for t in self.bias_types)
+
+    def epsilon(self) -> float:
+        """The floor of alpha: 0 for the paper's formula, bias-bench's 0.01 for reference."""
+        return SELF_DEBIAS_REFERENCE_EPSILON if self.compat == "reference" else 0.0
