@@ -15,7 +15,7 @@ from audit.variants.catalog import VARIANT_METHODS
 REPO = Path(__file__).resolve().parents[2]
 NAMES = [e.name for e in VARIANT_METHODS.entries() if VARIANT_METHODS.is_built_in(e.name)]
 #: Methods whose page in docs/measures/methods/ this test checks.
-DOCUMENTED = ("inlp", "sentence_debias")
+DOCUMENTED = ("inlp", "sentence_debias", "self_debias")
 
 
 def test_the_methods_are_registered() -> None:
