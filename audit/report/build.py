@@ -265,7 +265,8 @@ def build_appendix(index: MeasurementIndex) -> list[Table]:
         title="Scoring units",
         caption="Sentences: the dataset's sentences this unit read. A pair scorer scores each "
         "pair of sentences at once, so its work is counted in pairs; a sentence scorer's in "
-        "sentences (items: a scorer without its card in results.json). Scored now: computed by this run; from cache: reused from an earlier run.",
+        "sentences (items: a scorer without its card in results.json). Scored now: computed "
+        "by this run; from cache: reused from an earlier run.",
         columns=["Model", "Dataset", "Scorer", "Sentences", "Scored now", "From cache", "Seconds"],
         key_columns=3,
     )

@@ -24,7 +24,6 @@ from audit.report.model import (
     AppendixSection,
     CardView,
     Chart,
-    DatasetSection,
     Layout,
     Link,
     ReportModel,
@@ -178,7 +177,9 @@ def _letters(plans: list[_Plan]) -> tuple[dict[str, str], list[AppendixSection]]
                 )
             )
         sections.append(
-            AppendixSection(id=f"appendix-{letter.lower()}", letter=letter, title=title, parts=parts)
+            AppendixSection(
+                id=f"appendix-{letter.lower()}", letter=letter, title=title, parts=parts
+            )
         )
     return labels, sections
 
@@ -201,7 +202,9 @@ def build_layout(report: ReportModel) -> Layout:
     plans: list[_Plan] = []
     gates = report.gates.table
     if gates is not None:
-        plans.append(_plan("measurements", "detail-gates", "Every gate check", "gates", [gates], []))
+        plans.append(
+            _plan("measurements", "detail-gates", "Every gate check", "gates", [gates], [])
+        )
     for d in report.datasets:
         plans.append(
             _plan("measurements", f"detail-{d.anchor}", d.name, d.anchor, d.tables, d.charts)

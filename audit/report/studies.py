@@ -135,11 +135,7 @@ def robustness_study(data: StudyData) -> Study:
         ]
         for model in models:
             m = per_model.get(model)
-            row.append(
-                cells.mean_sd(m.mean, m.spread, digits)
-                if m
-                else cells.text("—")
-            )
+            row.append(cells.mean_sd(m.mean, m.spread, digits) if m else cells.text("—"))
         row += [
             cells.Cell(kind="pct", value=r.ordering_share),
             cells.Cell(kind="pct", value=r.side_share),

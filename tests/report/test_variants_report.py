@@ -106,7 +106,8 @@ def test_per_group_tables_are_split_with_the_base_heading_each_part(worked: Page
     assert "#crows-pairs-bias-score-groups" not in contents
     appendix = worked.html[worked.html.index('<section id="appendix"') :]
     assert 'id="crows-pairs-bias-score-groups-part2"' in appendix
-    section = worked.html[worked.html.index('id="dataset-crows-pairs"') : worked.html.index("</section>", worked.html.index('id="dataset-crows-pairs"'))]
+    start = worked.html.index('id="dataset-crows-pairs"')
+    section = worked.html[start : worked.html.index("</section>", start)]
     assert 'href="#detail-dataset-crows-pairs"' in section
 
 
