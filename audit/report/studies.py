@@ -284,6 +284,13 @@ def correlation_study(data: StudyData) -> Study:
             "body_limit": words.BODY_CORRELATIONS,
             # The body: the measures, n, Spearman and Kendall with their corrected p.
             "body_columns": [0, 1, 2, 6, 8, 9, 11],
+            # On a phone, whose p each p cell is.
+            "cell_labels": [
+                *[""] * 4,
+                *("Pearson p", "Pearson p (corr.)", ""),
+                *("Spearman p", "Spearman p (corr.)", ""),
+                *("Kendall p", "Kendall p (corr.)", ""),
+            ],
         }
     )
     return _ran("correlation", [table], charts)

@@ -366,3 +366,11 @@ def test_committed_examples_have_a_body_of_at_most_12_pages(name: str, tmp_path:
     html = render_html(build_report(result, read_scores(folder, result)))
     pdf = write_pdf(html, tmp_path / "report.pdf")
     assert 0 < body_pages(pdf) <= BODY_PAGES, name
+
+
+def test_a_phone_names_each_p_of_the_correlation_table(rendered: Rendered) -> None:
+    html = rendered.html
+    block = html[html.index('id="correlation-table"') :]
+    labels = set(re.findall(r'data-label="([^"]*p[^"]*)"', block[: block.index("</table>")]))
+    assert {"Pearson p", "Spearman p (corr.)", "Kendall p (corr.)"} <= labels
+    assert "p" not in labels and "p (corr.)" not in labels
