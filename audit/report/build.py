@@ -12,7 +12,14 @@ from audit.report.caveats import build_caveats
 from audit.report.charts import distribution_charts, group_charts
 from audit.report.dataset_table import datasets_table
 from audit.report.extrinsic import extrinsic_sections
-from audit.report.formatting import fmt_band, fmt_date, fmt_num, fmt_precision, group_name
+from audit.report.formatting import (
+    fmt_band,
+    fmt_date,
+    fmt_num,
+    fmt_precision,
+    group_name,
+    plural,
+)
 from audit.report.gate_summary import overall_verdict, verdict_reason
 from audit.report.index import MeasurementIndex
 from audit.report.model import (
@@ -149,7 +156,10 @@ def gate_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table:
                 cells.verdict(v.verdict, VERDICT_EMPHASIS[v.verdict], note=verdict_reason(v)),
             ]
         )
-    return maker.table()
+    # A shortened body table shows the failing checks first, then the inconclusive ones.
+    order = {"FAIL": 0, "INCONCLUSIVE": 1, "PASS": 2}
+    rank = sorted(range(len(verdicts)), key=lambda i: order[verdicts[i].verdict])
+    return maker.table().model_copy(update={"rank": rank})
 
 
 def gate_summary_table(index: MeasurementIndex, verdicts: list[GateVerdict]) -> Table:
@@ -253,16 +263,24 @@ def build_appendix(index: MeasurementIndex) -> list[Table]:
     units = cells.TableMaker(
         id="units",
         title="Scoring units",
-        columns=["Model", "Dataset", "Scorer", "Sentences", "Computed", "From cache", "Seconds"],
+        caption="Sentences: the dataset's sentences this unit read. A pair scorer scores each "
+        "pair of sentences at once, so its work is counted in pairs; a sentence scorer's in "
+        "sentences (items: a scorer without its card in results.json). Scored now: computed "
+        "by this run; from cache: reused from an earlier run.",
+        columns=["Model", "Dataset", "Scorer", "Sentences", "Scored now", "From cache", "Seconds"],
         key_columns=3,
     )
     for u in result.units:
+        # Without the scorer's card (an older results.json) the unit is not known.
+        unit = {"pair": "pair", "sentence": "sentence"}.get(
+            index.cards.scorer_shape(u.scorer) or "", "item"
+        )
         units.add(
             [
                 *_unit_cells(index, u.model, u.dataset, u.scorer),
                 cells.count(u.sentences),
-                cells.count(u.computed),
-                cells.count(u.cached),
+                cells.text(plural(u.computed, unit)),
+                cells.text(plural(u.cached, unit)),
                 cells.number(u.seconds, 1),
             ]
         )

@@ -79,6 +79,12 @@ class MeasureCards:
             return scorer.label
         return f"{lower_first(title)} ({scorer.label})"
 
+    def scorer_shape(self, scorer: PluginId) -> str | None:
+        """The scorer card's `shape` ('pair' for a scorer of sentence pairs, 'sentence'),
+        None when results.json has no card for it."""
+        card = self._others.get(("scorer", scorer.name))
+        return None if card is None else card.shape
+
     def dataset_title(self, dataset: str) -> str:
         """A dataset for people: its card's title ('CrowS-Pairs'), else its name."""
         card = self._others.get(("dataset", dataset))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from audit.report.formatting import plain
+from audit.report.formatting import ci_digits, plain
 from audit.report.model import Cell, Table
 from audit.results import Measurement
 
@@ -47,8 +47,23 @@ def interval(
     *,
     note: str = "",
 ) -> Cell:
-    """A value with its confidence interval [low, high]."""
-    return Cell(kind="estimate", value=value, low=low, high=high, digits=digits, note=note)
+    """A value with its confidence interval [low, high], to the decimals the interval
+    supports (`formatting.ci_digits`; `digits` when there is no interval)."""
+    return Cell(
+        kind="estimate",
+        value=value,
+        low=low,
+        high=high,
+        digits=ci_digits(low, high, digits),
+        note=note,
+    )
+
+
+def mean_sd(value: float | None, spread: float | None, digits: int) -> Cell:
+    """A mean ± its spread, to the decimals the spread supports (as an interval of
+    half-width `spread`)."""
+    shown = digits if spread is None else ci_digits(-spread, spread, digits)
+    return Cell(kind="meansd", value=value, low=spread, digits=shown)
 
 
 def estimate(m: Measurement | None, digits: int) -> Cell:

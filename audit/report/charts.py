@@ -168,6 +168,7 @@ def distribution_chart(
         spec=_configure(chart),
         alt=f"Score distributions on {dataset} for " + ", ".join(order),
         listed=number == 1,
+        detail=True,
     )
 
 
@@ -323,6 +324,7 @@ def group_chart(
         spec=_configure(chart),
         alt=f"{title} per {kind} on {dataset} for " + ", ".join(order),
         listed=number == 1,
+        detail=True,
     )
 
 

@@ -109,3 +109,23 @@ def too_few_sentence(records: Sequence[CorrelationRecord], alpha: float) -> str:
         f"corrected by {method}, the smallest corrected Kendall p-value attainable is "
         f"{best.kendall_p_floor:.3g}, above alpha {alpha:g}, whatever the values"
     )
+
+
+#: Most rows of a correlation table in the body: the significant ones, then the strongest.
+BODY_CORRELATIONS = 8
+
+
+def significant(record: CorrelationRecord, alpha: float) -> bool:
+    """Any of the record's corrected p-values (Pearson, Spearman, Kendall) at most alpha:
+    a row the body of a report never leaves out."""
+    corrected = (
+        record.pearson_p_corrected,
+        record.spearman_p_corrected,
+        record.kendall_p_corrected,
+    )
+    return any(p is not None and p <= alpha for p in corrected)
+
+
+def strength(record: CorrelationRecord) -> float:
+    """|Kendall τ| (0 without one): the order in which a shortened table keeps rows."""
+    return abs(record.kendall_tau or 0.0)

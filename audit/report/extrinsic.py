@@ -16,7 +16,7 @@ import pandas as pd
 
 from audit.report import cells
 from audit.report.charts import line_chart
-from audit.report.formatting import fmt_num, fmt_p, plural, upper_first
+from audit.report.formatting import fixed_digits, fmt_num, fmt_p, plural, upper_first
 from audit.report.index import MeasurementIndex, unique
 from audit.report.intrinsic_extrinsic import (
     KANEKO_2022,
@@ -99,14 +99,7 @@ def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Ta
             [
                 model_cell(index, r.model),
                 cells.text(_task_title(index, r, short=True)),
-                cells.Cell(
-                    kind="estimate",
-                    value=r.value,
-                    low=r.ci_low,
-                    high=r.ci_high,
-                    digits=digits,
-                    note=r.note,
-                ),
+                cells.interval(r.value, r.ci_low, r.ci_high, digits, note=r.note),
                 cells.number(r.ideal_value, 0),
                 _dev_cell(r),
                 _checkpoint_cell(r),
@@ -159,6 +152,7 @@ def curve_chart(index: MeasurementIndex, task: str, records: list[ExtrinsicRecor
             unit_interval=False,
         ),
         alt=f"{title} per fine-tuning step of " + ", ".join(unique(frame["model"])),
+        detail=True,
     )
 
 
@@ -183,7 +177,7 @@ def occupation_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) ->
         "Occupations sorted by the share of women (U.S. BLS, Winogender's list).",
         columns=["Occupation", "% women", *models],
     )
-    digits = digits_for([v for row in gaps.values() for v in row.values()])
+    digits = fixed_digits([v for row in gaps.values() for v in row.values()], least=2)
     for o in order:
         maker.add(
             [
@@ -192,7 +186,7 @@ def occupation_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) ->
                 *(cells.number(gaps[o].get(m), digits) for m in models),
             ]
         )
-    return maker.table()
+    return maker.table().model_copy(update={"detail": True})
 
 
 def dev_blocks(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> list[SummaryBlock]:

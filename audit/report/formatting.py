@@ -27,6 +27,33 @@ def fmt_num(value: float | int | None, digits: int = 2) -> str:
     return "0" + text[2:] if text.startswith("-0") and float(text) == 0 else text
 
 
+#: Most decimals a report prints for a value (a CI this narrow is rare; a value without a
+#: CI never needs more).
+MAX_DIGITS = 4
+
+
+def ci_digits(low: float | None, high: float | None, fallback: int = 2) -> int:
+    """Decimals an interval supports: two significant digits of its half-width (0.5 to 9.9
+    wide: 1 decimal; 0.05 to 0.99: 2), between 0 and MAX_DIGITS; `fallback` when there is
+    no interval of positive width."""
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return fallback
+    half = (high - low) / 2
+    if half <= 0:
+        return fallback
+    return min(MAX_DIGITS, max(0, 1 - math.floor(math.log10(half))))
+
+
+def fixed_digits(values: list[float | None], *, least: int = 0) -> int:
+    """Decimals for a column of values without intervals: two significant digits of its
+    largest magnitude, at least `least` and at most MAX_DIGITS (never 7 decimals for a
+    value near 0: it reads 0.000 beside its neighbours)."""
+    finite = [abs(v) for v in values if v is not None and math.isfinite(v) and v != 0]
+    if not finite:
+        return max(least, 0)
+    return min(MAX_DIGITS, max(least, 1 - math.floor(math.log10(max(finite)))))
+
+
 def fmt_ci(low: float | None, high: float | None, digits: int = 2) -> str:
     """A confidence interval as '[low, high]', or '' when there is none."""
     if low is None or high is None:

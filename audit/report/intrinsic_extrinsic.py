@@ -92,7 +92,20 @@ def correlation_table(index: MeasurementIndex) -> Table | None:
             )
         maker.add(line)
     subs = ["", *(words.direction(index.cards, c) for c in columns)]
-    return maker.table().model_copy(update={"column_subs": subs})
+    # The body keeps every row with a pair significant after correction, then the rows
+    # with the strongest |τ|; the whole table is in the appendix.
+    alpha = index.result.alpha
+    mine = [[c for c in found if c.x == row] for row in rows]
+    key_rows = [i for i, cs in enumerate(mine) if any(words.significant(c, alpha) for c in cs)]
+    rank = sorted(range(len(rows)), key=lambda i: -max(map(words.strength, mine[i]), default=0))
+    return maker.table().model_copy(
+        update={
+            "column_subs": subs,
+            "key_rows": key_rows,
+            "rank": rank,
+            "body_limit": words.BODY_CORRELATIONS,
+        }
+    )
 
 
 def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]) -> str:

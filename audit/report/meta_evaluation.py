@@ -132,12 +132,15 @@ def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Ta
         ],
         key_columns=2,
     )
-    for series in table_series(meta):
+    leaders: list[int] = []
+    for i, series in enumerate(table_series(meta)):
         row = series[0]
         note = plain(row.note)
         if not worked:
             note = "; ".join(p for p in note.split("; ") if not p.startswith("not ranked"))
         titles = " = ".join(dict.fromkeys(index.cards.title(r.measure) for r in series))
+        if row.rank == 1 or row.ties_first:
+            leaders.append(i)
         maker.add(
             [
                 _rank_cell(row),
@@ -154,7 +157,10 @@ def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Ta
                 ),
             ]
         )
-    return maker.table()
+    # The body keeps rank 1 and every series that ties with it, then the ranks in order;
+    # on a phone each p cell says whose p it is.
+    labels = [*[""] * 6, "Pearson p", "", "Spearman p", ""]
+    return maker.table().model_copy(update={"key_rows": leaders, "cell_labels": labels})
 
 
 def table_series(meta: MetaEvaluation) -> list[list[CorrelationWithRatio]]:
@@ -224,6 +230,7 @@ def values_figure(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) ->
             columns=3,
         ),
         alt=f"Values of each measure across the male share r for {meta.entry}",
+        detail=True,
     )
 
 

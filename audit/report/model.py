@@ -42,6 +42,13 @@ class Cell(Part):
     )
 
 
+class Link(Part):
+    """A link inside the report: `href` is '#' and an element id."""
+
+    href: str
+    text: str
+
+
 class Table(Part):
     """A table; the first `key_columns` columns identify a row (model, scorer, ...)."""
 
@@ -65,6 +72,41 @@ class Table(Part):
         description="A small label under each column heading ('' for none), e.g. a variant's "
         "method and base; empty when no heading has one.",
     )
+    cell_labels: list[str] = Field(
+        default_factory=list,
+        description="The name each column's cells get on a phone, where a wide table is "
+        "stacked as one card per row ('' or none: the heading), e.g. 'p (bert-base)' for "
+        "the p column after a model's column.",
+    )
+    detail: bool = Field(
+        default=False,
+        description="Detail: shown in the appendix only, linked from its section "
+        "(audit/report/layout.py).",
+    )
+    key_rows: list[int] = Field(
+        default_factory=list,
+        description="Rows the body never leaves out when it shortens a long table (e.g. the "
+        "correlations significant after correction).",
+    )
+    rank: list[int] = Field(
+        default_factory=list,
+        description="The order in which a shortened body table fills up its rows after "
+        "`key_rows` (e.g. by |Kendall τ|); empty: the table's own order.",
+    )
+    body_limit: int | None = Field(
+        default=None,
+        description="Most rows of this table in the body (None: the layout's default); the "
+        "whole table then goes to the appendix.",
+    )
+    body_columns: list[int] = Field(
+        default_factory=list,
+        description="The columns the body shows (empty: all); with fewer than all, the "
+        "whole table also goes to the appendix.",
+    )
+    more: Link | None = Field(
+        default=None,
+        description="Set on a shortened body table: the link to the whole table.",
+    )
 
 
 class Chart(Part):
@@ -77,6 +119,10 @@ class Chart(Part):
     alt: str
     listed: bool = Field(
         default=True, description="Listed in the contents (later parts of a split chart: no)."
+    )
+    detail: bool = Field(
+        default=False,
+        description="Detail: shown in the appendix only, linked from its section.",
     )
 
 
@@ -270,3 +316,41 @@ class ReportModel(Part):
     cards: list[CardView]
     signoff: SignOff
     appendix: list[Table]
+
+
+class AppendixPart(Part):
+    """One part of an appendix (e.g. B.2): the detail of one body section, or the cards."""
+
+    id: str
+    label: str = Field(description="Letter and number, e.g. 'B.2'.")
+    title: str
+    source: str = Field(default="", description="The id of the body section it details.")
+    tables: list[Table] = Field(default_factory=list)
+    charts: list[Chart] = Field(default_factory=list)
+    cards: list[CardView] = Field(default_factory=list)
+
+
+class AppendixSection(Part):
+    """An appendix (a letter): its parts follow the order of the body."""
+
+    id: str
+    letter: str
+    title: str
+    parts: list[AppendixPart]
+
+
+class Layout(Part):
+    """Where each part of a report is printed: the body (short: its long tables cut to the
+    rows that matter, each with a link to the whole table) and the appendix (everything in
+    full, collapsed in the HTML). Built from a ReportModel by audit/report/layout.py."""
+
+    gates_table: Table | None
+    datasets: list[DatasetSection]
+    seat: Section | None
+    variant_sections: list[Section]
+    studies: list[Study]
+    see_also: dict[str, list[Link]] = Field(
+        default_factory=dict,
+        description="Per body section id: the links to its detail in the appendix.",
+    )
+    appendix: list[AppendixSection]

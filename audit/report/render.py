@@ -9,6 +9,7 @@ from markupsafe import Markup
 
 from audit.atomic_write import write_text_atomic
 from audit.errors import AuditUserError
+from audit.report.layout import build_layout
 from audit.report.model import Chart, ReportModel
 from audit.report.svg import chart_svg, svg_data_uri
 from audit.report.templating import environment, read_asset
@@ -31,11 +32,13 @@ def all_charts(report: ReportModel) -> list[Chart]:
 
 
 def render_html(report: ReportModel, *, template: str = "report.html.j2") -> str:
-    """The self-contained HTML of a report (inline CSS, charts as inline SVG images)."""
+    """The self-contained HTML of a report (inline CSS, charts as inline SVG images): a
+    short body, then the appendix (audit/report/layout.py)."""
     env = environment()
     page = env.get_template(template)
     return page.render(
         report=report,
+        layout=build_layout(report),
         css=Markup(read_asset("report.css")),
         chart_uris=chart_uris(all_charts(report)),
     )

@@ -79,8 +79,10 @@ def seat_report_section(result: AuditResult) -> Section | None:
         return None
     rows = seat_rows(section)
     alpha = section.alpha
-    tables = [t for t in (bias_type_table(section), seat_table(rows, alpha=alpha)) if t]
+    per_test = seat_table(rows, alpha=alpha).model_copy(update={"detail": True})
+    tables = [t for t in (bias_type_table(section), per_test) if t]
     chart = seat_chart(rows, alpha=alpha)
+    chart = None if chart is None else chart.model_copy(update={"detail": True})
     pooling = sorted({str(r.pooling) for r in section.tests})
     intro = (
         f"Sentence encoder association tests (May et al. 2019) as bias-bench runs them: "

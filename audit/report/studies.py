@@ -120,6 +120,7 @@ def robustness_study(data: StudyData) -> Study:
         key_columns=2,
     )
     rows = []
+    fragile: list[int] = []
     for r in data.robustness:
         per_model = {m.model: m for m in r.models}
         digits = cells.digits_for([m.mean for m in r.models])
@@ -134,11 +135,7 @@ def robustness_study(data: StudyData) -> Study:
         ]
         for model in models:
             m = per_model.get(model)
-            row.append(
-                cells.Cell(kind="meansd", value=m.mean, low=m.spread, digits=digits)
-                if m
-                else cells.text("—")
-            )
+            row.append(cells.mean_sd(m.mean, m.spread, digits) if m else cells.text("—"))
         row += [
             cells.Cell(kind="pct", value=r.ordering_share),
             cells.Cell(kind="pct", value=r.side_share),
@@ -146,6 +143,8 @@ def robustness_study(data: StudyData) -> Study:
             cells.verdict(r.verdict, emphasis, note=r.note),
         ]
         maker.add(row)
+        if r.verdict == "not robust":
+            fragile.append(len(maker.rows) - 1)
         rows.append(
             {"rate": r.rate, "agreement": r.agreement_share, "measure": title, "dataset": r.dataset}
         )
@@ -173,7 +172,8 @@ def robustness_study(data: StudyData) -> Study:
                 alt="Agreement share per sampling rate for each measure",
             )
         )
-    return _ran("robustness", [maker.table()], charts)
+    table = maker.table().model_copy(update={"key_rows": fragile})
+    return _ran("robustness", [table], charts)
 
 
 def _min_models(alpha: float) -> int:
@@ -228,6 +228,8 @@ def correlation_study(data: StudyData) -> Study:
     if excluded := words.excluded_sentence(records):
         maker.extra_notes.append(excluded)
     heat: list[dict[str, Any]] = []
+    key_rows = [i for i, r in enumerate(records) if words.significant(r, alpha)]
+    rank = sorted(range(len(records)), key=lambda i: -words.strength(records[i]))
     for r in records:
         x, y = words.series_name(data.cards, r.x), words.series_name(data.cards, r.y)
         note = "; ".join(filter(None, [r.note, words.mixed_note(r)]))
@@ -271,9 +273,27 @@ def correlation_study(data: StudyData) -> Study:
                 "for the tests.",
                 spec=heatmap(pd.DataFrame(heat), title="Spearman ρ"),
                 alt="Heatmap of Spearman correlations between measures",
+                detail=True,
             )
         )
-    return _ran("correlation", [maker.table()], charts)
+    # The body keeps every row significant after correction, then the strongest |τ|.
+    table = maker.table().model_copy(
+        update={
+            "key_rows": key_rows,
+            "rank": rank,
+            "body_limit": words.BODY_CORRELATIONS,
+            # The body: the measures, n, Spearman and Kendall with their corrected p.
+            "body_columns": [0, 1, 2, 6, 8, 9, 11],
+            # On a phone, whose p each p cell is.
+            "cell_labels": [
+                *[""] * 4,
+                *("Pearson p", "Pearson p (corr.)", ""),
+                *("Spearman p", "Spearman p (corr.)", ""),
+                *("Kendall p", "Kendall p (corr.)", ""),
+            ],
+        }
+    )
+    return _ran("correlation", [table], charts)
 
 
 def comparison_study(data: StudyData) -> Study:
@@ -330,7 +350,13 @@ def comparison_table(
     )
     for r in records:
         maker.add(comparison_row(r, cards))
-    return maker.table()
+    # A move towards or away from the ideal is never cut from the body.
+    moved = [
+        i
+        for i, r in enumerate(records)
+        if r.verdict in ("closer to the ideal", "further from the ideal")
+    ]
+    return maker.table().model_copy(update={"key_rows": moved})
 
 
 def comparison_row(r: ComparisonRecord, cards: MeasureCards) -> list[cells.Cell]:

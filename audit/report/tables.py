@@ -105,12 +105,16 @@ def group_table(
     show_p = _shows_p(index, dataset, measure)
     columns = [kind.capitalize(), "Items"]
     subs = ["", ""]
+    labels = ["", ""]
     for unit in units:
         columns.append(unit.label)
         subs.append(index.variants.describe(unit.model))
+        labels.append("")
         if show_p:
             columns.append("p")
             subs.append("")
+            # On a phone each p cell is named with its model: "p (bert-base)".
+            labels.append(f"p ({unit.label})")
     number, total = part
     maker = cells.TableMaker(
         id=_slug(dataset, measure.label, "groups") + (f"-part{number}" if number > 1 else ""),
@@ -130,7 +134,9 @@ def group_table(
             if show_p:
                 row.append(cells.pvalue(None if m is None else m.p_value))
         maker.add(row)
-    table = maker.table().model_copy(update={"listed": number == 1})
+    table = maker.table().model_copy(
+        update={"listed": number == 1, "detail": True, "cell_labels": labels}
+    )
     if any(subs):
         table = table.model_copy(update={"column_subs": subs})
     return table
@@ -188,7 +194,7 @@ def diagnostic_table(index: MeasurementIndex, dataset: str, card: PluginCard) ->
         else:
             row.append(cells.verdict("normal", "good"))
         maker.add(row)
-    return maker.table()
+    return maker.table().model_copy(update={"detail": True})
 
 
 def _detail_cell(key: str, value: Any) -> cells.Cell:

@@ -14,7 +14,7 @@ import pandas as pd
 
 from audit.report import cells
 from audit.report.charts import small_multiples
-from audit.report.comparison_verdicts import verdict_key
+from audit.report.comparison_verdicts import count_verdicts, verdict_key
 from audit.report.corpora import corpora_table
 from audit.report.formatting import fmt_num, fmt_seconds, group_name, join_words, plural
 from audit.report.index import MeasurementIndex, unique
@@ -27,12 +27,17 @@ from audit.results import ComparisonRecord, VariantRecord
 
 
 def _option_value(value: Any) -> str:
-    """An option value for people; a long list of numbers as its count and range."""
-    if isinstance(value, list) and len(value) > 4:
-        numbers = [v for v in value if isinstance(v, int | float)]
-        if len(numbers) == len(value):
-            return f"{len(value)} values, {min(numbers):g} to {max(numbers):g}"
-        return f"{len(value)} values"
+    """An option value for people: a list as its items ('age, socioeconomic'), never its
+    Python repr; a long list of numbers as its count and range."""
+    if isinstance(value, list | tuple):
+        if len(value) > 4:
+            numbers = [v for v in value if isinstance(v, int | float)]
+            if len(numbers) == len(value):
+                return f"{len(value)} values, {min(numbers):g} to {max(numbers):g}"
+            return f"{len(value)} values"
+        return ", ".join(_option_value(v) for v in value) or "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_option_value(v)}" for k, v in value.items()) or "none"
     return str(value)
 
 
@@ -175,7 +180,7 @@ def training_table(index: MeasurementIndex) -> Table:
                 cells.text(loss),
             ]
         )
-    return maker.table().model_copy(update={"long_rows": True})
+    return maker.table().model_copy(update={"long_rows": True, "detail": True})
 
 
 def loss_chart(index: MeasurementIndex) -> Chart | None:
@@ -204,6 +209,7 @@ def loss_chart(index: MeasurementIndex) -> Chart | None:
             order=drawn,
         ),
         alt="Training loss per step of " + ", ".join(drawn),
+        detail=True,
     )
 
 
@@ -271,7 +277,57 @@ def variant_comparison_table(index: MeasurementIndex) -> Table | None:
                 *row[5:],
             ]
         )
-    return maker.table()
+    return maker.table().model_copy(update={"detail": True})
+
+
+def variant_tally_table(index: MeasurementIndex) -> Table | None:
+    """The body's view of Variants against their base: per variant, how many of its paired
+    comparisons moved closer to or further from the ideal (the rows are in the appendix)."""
+    records = base_comparisons(index)
+    if not records:
+        return None
+    maker = cells.TableMaker(
+        id="variant-comparison-tally",
+        title="Variants against their base, counted",
+        caption="Per variant, its paired comparisons with its base on the same items (every "
+        "dataset, measure and group), counted by verdict; each comparison is a row of the "
+        "table 'Variants against their base' in the appendix. "
+        + verdict_key("the variant", "its base"),
+        columns=[
+            "Variant",
+            "Base",
+            "Comparisons",
+            "Closer to the ideal",
+            "Further from the ideal",
+            "Changed",
+            "No detectable change",
+            "Undefined",
+        ],
+    )
+    further: list[int] = []
+    for i, variant in enumerate(unique(r.model_a for r in records)):
+        mine = [r for r in records if r.model_a == variant]
+        counts = count_verdicts(mine)
+        if counts["further from the ideal"]:
+            further.append(i)
+        maker.add(
+            [
+                cells.text(variant, sub=index.variants.method_words(variant)),
+                cells.text(join_words(unique(r.model_b for r in mine))),
+                cells.count(len(mine)),
+                cells.count(counts["closer to the ideal"]),
+                cells.Cell(
+                    kind="count",
+                    value=float(counts["further from the ideal"]),
+                    emphasis="bad" if counts["further from the ideal"] else "",
+                ),
+                cells.count(counts["changed"]),
+                cells.count(counts["no detectable change"]),
+                cells.count(counts["undefined"]),
+            ]
+        )
+    # A variant that moved any measure away from the ideal is never cut from the body.
+    return maker.table().model_copy(update={"key_rows": further})
 
 
 def variants_section(index: MeasurementIndex) -> Section | None:
@@ -309,7 +365,7 @@ def variants_section(index: MeasurementIndex) -> Section | None:
     if index.result.corpora:
         tables.append(corpora_table(list(index.result.corpora)))
     if compared is not None:
-        tables.append(compared)
+        tables += [t for t in (variant_tally_table(index), compared) if t is not None]
     if (cost := lm_cost_table(index)) is not None:
         tables.append(cost)
     charts = [c] if variants and (c := loss_chart(index)) is not None else []

@@ -105,8 +105,13 @@ def test_pdf_has_a_contents_page_with_right_page_numbers(rendered: Rendered) -> 
 
 def test_no_pdf_page_is_nearly_empty(rendered: Rendered, not_run: tuple[str, Path]) -> None:
     for pdf in (rendered.pdf, not_run[1]):
-        words = [len(text.split()) for text in _pages(pdf)]
-        assert min(words[:-1]) >= MIN_WORDS, words
+        pages = _pages(pdf)
+        words = [len(text.split()) for text in pages]
+        # The body's last page (the sign-off) and the report's may be short: the appendix
+        # starts on a page of its own.
+        appendix = next(i for i, t in enumerate(pages) if "Every table of the report in full" in t)
+        ends = {appendix - 1, len(pages) - 1}
+        assert min(n for i, n in enumerate(words) if i not in ends) >= MIN_WORDS, words
 
 
 def test_studies_not_run_are_one_list(not_run: tuple[str, Path]) -> None:
@@ -152,7 +157,12 @@ def test_wide_tables_and_verdict_tables_stack_on_a_phone(rendered: Rendered) -> 
     for t in stacked:
         width = len(t["head"])
         for i, cell in enumerate(t["cells"]):
-            assert cell["label"] == t["head"][i % width]
+            head = t["head"][i % width]
+            # a p cell says whose p it is: "p (bert-base-uncased)", "Kendall p (corr.)"
+            assert cell["label"] == head or (head.startswith("p") and head in cell["label"]), (
+                cell["label"],
+                head,
+            )
     css = read_asset("report.css")
     phone = css[css.index("@media screen and (max-width: 640px)") :]
     assert re.search(r"table\.stack tr \{[^}]*display: grid", phone)

@@ -100,11 +100,15 @@ def test_per_group_tables_are_split_with_the_base_heading_each_part(worked: Page
     assert sorted(set(seen)) == sorted(m.id for m in worked.result.models)
     first = page.table("crows-pairs-bias-score-groups")[0]
     assert first[4] == f"{BASE}-cda CDA of {BASE}"
-    # later parts are left out of the contents
+    # the per-group tables are detail: in the appendix, linked from the dataset's section,
+    # not in the contents
     contents = worked.html[worked.html.index('id="contents"') : worked.html.index("</nav>")]
-    assert 'href="#crows-pairs-bias-score-groups"' in contents
-    assert "#crows-pairs-bias-score-groups-part2" not in contents
-    assert 'id="crows-pairs-bias-score-groups-part2"' in worked.html
+    assert "#crows-pairs-bias-score-groups" not in contents
+    appendix = worked.html[worked.html.index('<section id="appendix"') :]
+    assert 'id="crows-pairs-bias-score-groups-part2"' in appendix
+    start = worked.html.index('id="dataset-crows-pairs"')
+    section = worked.html[start : worked.html.index("</section>", start)]
+    assert 'href="#detail-dataset-crows-pairs"' in section
 
 
 def test_group_charts_are_split_and_name_their_variants(worked: Page) -> None:
