@@ -28,7 +28,8 @@ for shape in "$CARRIED"/shapes/*/; do
   "$PY" benchmarks/random_weights.py "$shape" "/tmp/models/$(basename "$shape")" --seed 0
 done
 "$PY" -m pytest -q -p no:cacheprovider -m gpu tests/models/test_gpu_loading.py \
-  tests/scoring/test_head_chunks.py tests/test_precision_check.py 2>&1 | tee "$OUT/gpu_tests.log"
+  tests/scoring/test_head_chunks.py tests/test_precision_check.py \
+  tests/variants/test_self_debias_gpu.py 2>&1 | tee "$OUT/gpu_tests.log"
 "$PY" benchmarks/cache_commits.py --device "$DEVICE" --model /tmp/models/minilm-mlm \
   ${CACHE_ARGS:-} --out "$OUT/cache_commits.json" 2>&1 | tee "$OUT/bench.log"
 "$PY" benchmarks/causal.py --device "$DEVICE" --model /tmp/models/smollm2-135m --formats html \
