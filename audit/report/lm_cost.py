@@ -7,12 +7,15 @@ computed by the run, `audit.lm_quality.statistics`) and its `comparisons`."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from audit.report import cells
 from audit.report.formatting import fmt_ci, fmt_num, join_words, plural
 from audit.report.index import MeasurementIndex
 from audit.report.model import Caveat, SummaryBlock, Table
 from audit.report.studies import StudyData
 from audit.results import ComparisonRecord, LmQualityRecord, LmQualitySection
+from audit.results.comparison_verdict import COMPARISON_VERDICTS
 
 SALAZAR = (
     "Salazar, Liang, Nguyen & Kirchhoff 2020, Masked Language Model Scoring (ACL): "
@@ -58,16 +61,34 @@ def bias_changes(index: MeasurementIndex, variant: str) -> list[ComparisonRecord
     ]
 
 
+#: How many moved measures the bias-change cell names (the rest are counted).
+MOVED_SHOWN = 3
+
+
 def _bias_change_text(index: MeasurementIndex, records: list[ComparisonRecord]) -> str:
+    """The verdicts of the variant's comparisons with its base, counted, and the measures
+    that moved (at most `MOVED_SHOWN`, the rest counted): a cell that stays short however
+    many measures the audit has. Every comparison is in Variants against their base."""
+    if not records:
+        return "no comparison with the base"
+    tally = Counter(c.verdict for c in records)
+    counts = ", ".join(f"{tally[v]} {v}" for v in COMPARISON_VERDICTS if tally[v])
+    moved = [c for c in records if c.verdict not in ("no detectable change", "undefined")]
     parts = []
-    for c in records:
+    for c in moved[:MOVED_SHOWN]:
         digits = cells.digits_for([c.value_a, c.value_b])
         ci = fmt_ci(c.difference_ci_low, c.difference_ci_high, digits)
         diff = fmt_num(c.difference, digits)
         parts.append(
-            f"{index.cards.title(c.measure)} on {c.dataset}: {diff}" + (f" {ci}" if ci else "")
+            f"{index.cards.title(c.measure)} on {c.dataset} ({c.scorer.label}): {diff}"
+            + (f" {ci}" if ci else "")
         )
-    return "; ".join(parts) if parts else "no comparison with the base"
+    more = len(moved) - MOVED_SHOWN
+    return (
+        f"{plural(len(records), 'measure')}: {counts}"
+        + (f". Moved: {'; '.join(parts)}" if parts else "")
+        + (f"; and {more} more" if more > 0 else "")
+    )
 
 
 def lm_cost_table(index: MeasurementIndex) -> Table | None:
@@ -86,8 +107,9 @@ def lm_cost_table(index: MeasurementIndex) -> Table | None:
         "for causal LMs. Ratio = variant / base with a paired bootstrap CI (sentences "
         f"resampled); damaged = the ratio is above {fmt_num(1 + section.damage_threshold, 2)} "
         f"(a rise of more than {_pct(1 + section.damage_threshold)}), unclear = its CI spans "
-        "that line. Bias change = variant − base of each measure over all items, with its "
-        "paired CI (see Variants against their base).",
+        "that line. Bias change: the verdicts of the variant's paired comparisons with its "
+        "base, counted, and the measures that moved (variant − base over all items, with "
+        "its paired CI); every comparison is in Variants against their base.",
         columns=[
             "Variant",
             "Base",
