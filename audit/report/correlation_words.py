@@ -117,7 +117,7 @@ BODY_CORRELATIONS = 8
 
 def significant(record: CorrelationRecord, alpha: float) -> bool:
     """Any of the record's corrected p-values (Pearson, Spearman, Kendall) at most alpha:
-    a row the body of a report never leaves out."""
+    a row the body of a report shows first."""
     corrected = (
         record.pearson_p_corrected,
         record.spearman_p_corrected,

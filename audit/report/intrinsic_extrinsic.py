@@ -102,6 +102,7 @@ def correlation_table(index: MeasurementIndex) -> Table | None:
         update={
             "column_subs": subs,
             "key_rows": key_rows,
+            "key_rows_words": "with a pair significant after correction",
             "rank": rank,
             "body_limit": words.BODY_CORRELATIONS,
         }

@@ -62,13 +62,16 @@ class _Plan:
 
 def body_rows(table: Table, limit: int) -> list[int]:
     """The rows the body shows of `table`, in the table's order: every row when it has at
-    most `limit`; else its key rows, then rows in `rank` order (or the table's) up to
-    `limit`."""
+    most `limit`; else its key rows first (in `rank` order), then the other rows in `rank`
+    order (or the table's), never more than `limit`: the body stays bounded however many
+    key rows there are, and `shorten` says how many of them it left out."""
     n = len(table.rows)
     if n <= limit:
         return list(range(n))
-    keep = list(dict.fromkeys(i for i in table.key_rows if 0 <= i < n))
-    for i in [*table.rank, *range(n)]:
+    order = [*table.rank, *range(n)]
+    key = set(i for i in table.key_rows if 0 <= i < n)
+    keep = list(dict.fromkeys(i for i in order if i in key))[:limit]
+    for i in order:
         if len(keep) >= limit:
             break
         if 0 <= i < n and i not in keep:
@@ -108,9 +111,17 @@ def shorten(table: Table, label: str) -> Table:
     shown = [f"{len(keep)} of {plural(n, 'row')}" if len(keep) < n else f"all {plural(n, 'row')}"]
     if len(columns) < m:
         shown.append(f"{len(columns)} of {m} columns")
+    key = {i for i in table.key_rows if 0 <= i < n}
+    left_out = len(key - set(keep))
+    key_words = (
+        f" ({len(key)} {table.key_rows_words}: {left_out} of them not shown here)"
+        if left_out
+        else ""
+    )
     more = Link(
         href=f"#{table.id}",
-        text=f"{' and '.join(shown)} shown here; the whole table is in Appendix {label}.",
+        text=f"{' and '.join(shown)} shown here{key_words}; the whole table is in "
+        f"Appendix {label}.",
     )
     rows = [[table.rows[i][j] for j in columns if j < len(table.rows[i])] for i in keep]
     refs = {c.note_ref for row in rows for c in row if c.note_ref is not None}

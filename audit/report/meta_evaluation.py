@@ -160,7 +160,13 @@ def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Ta
     # The body keeps rank 1 and every series that ties with it, then the ranks in order;
     # on a phone each p cell says whose p it is.
     labels = [*[""] * 6, "Pearson p", "", "Spearman p", ""]
-    return maker.table().model_copy(update={"key_rows": leaders, "cell_labels": labels})
+    return maker.table().model_copy(
+        update={
+            "key_rows": leaders,
+            "key_rows_words": "rank 1 or tied with it",
+            "cell_labels": labels,
+        }
+    )
 
 
 def table_series(meta: MetaEvaluation) -> list[list[CorrelationWithRatio]]:

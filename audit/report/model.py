@@ -85,8 +85,14 @@ class Table(Part):
     )
     key_rows: list[int] = Field(
         default_factory=list,
-        description="Rows the body never leaves out when it shortens a long table (e.g. the "
-        "correlations significant after correction).",
+        description="Rows the body shows first when it shortens a long table (e.g. the "
+        "correlations significant after correction), in `rank` order; when there are more "
+        "than the body's limit, the body says how many it left out.",
+    )
+    key_rows_words: str = Field(
+        default="key rows",
+        description="What the key rows are, for the line under a shortened table "
+        "('significant after correction').",
     )
     rank: list[int] = Field(
         default_factory=list,

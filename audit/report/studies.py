@@ -172,7 +172,7 @@ def robustness_study(data: StudyData) -> Study:
                 alt="Agreement share per sampling rate for each measure",
             )
         )
-    table = maker.table().model_copy(update={"key_rows": fragile})
+    table = maker.table().model_copy(update={"key_rows": fragile, "key_rows_words": "not robust"})
     return _ran("robustness", [table], charts)
 
 
@@ -280,6 +280,7 @@ def correlation_study(data: StudyData) -> Study:
     table = maker.table().model_copy(
         update={
             "key_rows": key_rows,
+            "key_rows_words": "significant after correction",
             "rank": rank,
             "body_limit": words.BODY_CORRELATIONS,
             # The body: the measures, n, Spearman and Kendall with their corrected p.
@@ -350,13 +351,15 @@ def comparison_table(
     )
     for r in records:
         maker.add(comparison_row(r, cards))
-    # A move towards or away from the ideal is never cut from the body.
+    # A move towards or away from the ideal comes first in the body.
     moved = [
         i
         for i, r in enumerate(records)
         if r.verdict in ("closer to the ideal", "further from the ideal")
     ]
-    return maker.table().model_copy(update={"key_rows": moved})
+    return maker.table().model_copy(
+        update={"key_rows": moved, "key_rows_words": "closer to or further from the ideal"}
+    )
 
 
 def comparison_row(r: ComparisonRecord, cards: MeasureCards) -> list[cells.Cell]:

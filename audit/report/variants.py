@@ -326,8 +326,10 @@ def variant_tally_table(index: MeasurementIndex) -> Table | None:
                 cells.count(counts["undefined"]),
             ]
         )
-    # A variant that moved any measure away from the ideal is never cut from the body.
-    return maker.table().model_copy(update={"key_rows": further})
+    # A variant that moved any measure away from the ideal comes first in the body.
+    return maker.table().model_copy(
+        update={"key_rows": further, "key_rows_words": "further from the ideal"}
+    )
 
 
 def variants_section(index: MeasurementIndex) -> Section | None:

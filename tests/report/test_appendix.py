@@ -1,5 +1,6 @@
 """The short body and the appendix (issue 21, item 2): a large study's body keeps every
-table to its row limit (never leaving out a row significant after correction), the
+table to its row limit (rows significant after correction first, and a count of any it
+left out), the
 appendix holds every row, each body section links to its detail, and every link lands;
 numbers print to what their interval supports; no Python list repr; scoring units say pairs
 or sentences; a phone names the model of each p cell."""
@@ -88,8 +89,14 @@ def test_body_rows_keep_key_rows_then_rank_up_to_the_limit() -> None:
     table = _table(30, key_rows=[29, 28], rank=[5, 4, 3, 2, 1, 0])
     assert body_rows(table, 4) == [4, 5, 28, 29]
     assert body_rows(_table(3), 4) == [0, 1, 2]
-    # key rows are never cut, even beyond the limit
-    assert body_rows(_table(30, key_rows=list(range(10))), 4) == list(range(10))
+    # more key rows than the limit: the limit holds, the key rows in rank order fill it
+    assert body_rows(_table(30, key_rows=list(range(10))), 4) == [0, 1, 2, 3]
+    assert body_rows(_table(30, key_rows=[1, 7, 8], rank=[8, 7, 1]), 2) == [7, 8]
+    long = shorten(_table(30, key_rows=list(range(10))), "B.1")
+    assert len(long.rows) == BODY_ROWS and long.more is not None
+    few = shorten(_table(30, key_rows=list(range(20))).model_copy(update={"body_limit": 4}), "B.1")
+    assert len(few.rows) == 4
+    assert few.more is not None and "(20 key rows: 16 of them not shown here)" in few.more.text
     # without a rank, the table's own order
     assert body_rows(_table(30), 3) == [0, 1, 2]
 
