@@ -9,8 +9,8 @@ every shortened table go to the appendix, one part per body section, each linked
 end of its section; then the measure cards and the environment of the run. The HTML shows
 each part collapsed (`<details>`); the PDF prints it after the body, from a new page.
 
-The body is bounded by design: at most BODY_ROWS rows per table (more only for key rows),
-whatever the size of the study.
+The body is bounded by design: at most BODY_ROWS rows per table (key rows first, those
+left out counted), whatever the size of the study.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from audit.report.model import (
 )
 
 #: Most rows of a table in the body (rows in `key_rows` come on top).
-BODY_ROWS = 12
+BODY_ROWS = 8
 
 #: The appendices, in the order of the body: (key, title).
 GROUPS = (

@@ -147,7 +147,11 @@ def lm_cost_table(index: MeasurementIndex) -> Table | None:
                 cells.text(_bias_change_text(index, bias_changes(index, r.variant))),
             ]
         )
-    return maker.table()
+    # A shortened body shows the damaged variants (and those whose CI spans the line) first.
+    flagged = [i for i, r in enumerate(section.records) if r.damage != "not damaged"]
+    return maker.table().model_copy(
+        update={"key_rows": flagged, "key_rows_words": "damaged or unclear"}
+    )
 
 
 def lm_cost_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
