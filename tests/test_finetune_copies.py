@@ -10,7 +10,10 @@ from audit.finetune_copies import FINETUNE_SCORER, without_finetune_copies
 from audit.report.build import build_report
 from audit.results_io import read_results
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "docs/examples/intrinsic-vs-extrinsic/results.json"
+# The intrinsic-vs-extrinsic example as committed before results_version 2.3 (8 models).
+EXAMPLE = (
+    Path(__file__).resolve().parents[1] / "tests/fixtures/results_v2/intrinsic-vs-extrinsic.json"
+)
 
 
 def test_the_copies_of_extrinsic_records_are_skipped() -> None:

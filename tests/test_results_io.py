@@ -207,7 +207,12 @@ def test_v1_score_table_gets_current_columns(tmp_path: Path) -> None:
     assert 'id="crows-pairs-distributions"' in written.read_text()
 
 
+#: The example audits as committed under results_version 2 (tests/fixtures/results_v2).
 EXAMPLES = sorted(
+    (Path(__file__).resolve().parents[1] / "tests/fixtures/results_v2").glob("*.json")
+)
+#: The example audits as committed now.
+CURRENT_EXAMPLES = sorted(
     (Path(__file__).resolve().parents[1] / "docs" / "examples").glob("*/results.json")
 )
 #: What the current models add when they write a version 2.0 file back: the version and
@@ -264,8 +269,8 @@ def _without(data: Any, keys: set[str]) -> Any:
     return data
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.parent.name)
-def test_committed_examples_read_whole_and_render(path: Path) -> None:
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_version_2_examples_read_whole_and_render(path: Path) -> None:
     """The examples (version 2, with the variants, corpora, meta-evaluation, extrinsic and
     precision sections the reader of a month ago refused) read with no warning, lose
     nothing, and render."""
@@ -307,7 +312,7 @@ def test_an_example_renders_with_its_scores_to_html_and_pdf(tmp_path: Path) -> N
     from audit.report.render import write_reports
     from audit.results_io import read_scores
 
-    path = next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic")
+    path = next(p for p in EXAMPLES if p.stem == "intrinsic-vs-extrinsic")
     result = read_results(path)
     written = write_reports(result, tmp_path, formats=["html", "pdf"], scores_dir=path.parent)
     assert read_scores(path.parent, result) is not None
@@ -318,7 +323,7 @@ def test_an_example_renders_with_its_scores_to_html_and_pdf(tmp_path: Path) -> N
 def _newer_minor(tmp_path: Path) -> Path:
     """The extrinsic example as a newer minor version would write it: a section and fields
     at three depths this version does not know."""
-    example = next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic")
+    example = next(p for p in EXAMPLES if p.stem == "intrinsic-vs-extrinsic")
     data = migrate_v2(json.loads(example.read_text()))
     data["results_version"] = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
     data["audit"]["report_formats"] = ["html"]
@@ -347,7 +352,7 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     )
     assert result.results_version == "3.0"
     # everything this version knows is there, as in the example itself
-    example = read_results(next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic"))
+    example = read_results(next(p for p in EXAMPLES if p.stem == "intrinsic-vs-extrinsic"))
     assert result.measurements == example.measurements and result.extrinsic == example.extrinsic
     html = render_html(build_report(result, None))
     block = html.split('<div id="unread">', 1)[1].split("</ul>", 1)[0]
@@ -397,7 +402,7 @@ def test_compare_names_what_it_could_not_show(tmp_path: Path) -> None:
     from audit.report.compare import render_comparison_html
 
     newer = read_results(_newer_minor(tmp_path))
-    example = read_results(next(p for p in EXAMPLES if p.parent.name == "intrinsic-vs-extrinsic"))
+    example = read_results(next(p for p in EXAMPLES if p.stem == "intrinsic-vs-extrinsic"))
     report = build_comparison(
         compare_results(
             example, newer, baseline_scores=None, candidate_scores=None, paired_test=paired_test
@@ -407,3 +412,14 @@ def test_compare_names_what_it_could_not_show(tmp_path: Path) -> None:
     html = render_comparison_html(report)
     block = html.split('<section id="unread">', 1)[1].split("</section>", 1)[0]
     assert "could not show" in block and "section `fairness_checks`" in block
+
+
+@pytest.mark.parametrize("path", CURRENT_EXAMPLES, ids=lambda p: p.parent.name)
+def test_committed_examples_are_current_and_lose_nothing(path: Path) -> None:
+    """The committed examples are written by this results version: they read with no
+    note, and written back they are the same JSON."""
+    result = read_results(path)
+    assert result.read_notes is None and result.results_version == str(RESULTS_VERSION)
+    data = json.loads(path.read_text())
+    assert str(data["results_version"]) == str(RESULTS_VERSION)
+    assert json.loads(result.model_dump_json()) == data

@@ -588,7 +588,8 @@ def test_run_studies_correlates_the_measurements_it_is_given() -> None:
 
 
 def test_an_old_example_reads_with_raw_series_and_recomputes_as_distances() -> None:
-    """docs/examples/intrinsic-vs-extrinsic was written before results_version 2.3: its
+    """The intrinsic-vs-extrinsic example as committed before results_version 2.3
+    (tests/fixtures/results_v2/intrinsic-vs-extrinsic.json): its
     correlations read back as raw values with no correction. Recomputed from the same
     measurements and extrinsic records, the failed models are left out, each scorer has
     its own rows and every family is corrected."""
@@ -596,8 +597,8 @@ def test_an_old_example_reads_with_raw_series_and_recomputes_as_distances() -> N
 
     from audit.results_io import read_results
 
-    example = Path(__file__).resolve().parents[1] / "docs/examples/intrinsic-vs-extrinsic"
-    result = read_results(example / "results.json")
+    example = Path(__file__).resolve().parents[1] / "tests/fixtures"
+    result = read_results(example / "results_v2" / "intrinsic-vs-extrinsic.json")
     assert result.correlations and all(
         c.correction is None and c.x.scale == "raw" and c.x.scorer is None
         for c in result.correlations

@@ -21,12 +21,15 @@ from audit.results_io import read_results
 from audit.stats.correlation import correlate_measures
 from audit.studies import StudySettings, correlations
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "docs/examples/intrinsic-vs-extrinsic"
+# The intrinsic-vs-extrinsic example as committed before results_version 2.3 (8 models).
+EXAMPLE = (
+    Path(__file__).resolve().parents[2] / "tests/fixtures/results_v2/intrinsic-vs-extrinsic.json"
+)
 FAILED = ["minilm-mlm", "minilm-cda", "minilm-dropout", "minilm-at"]
 
 
 def _example() -> AuditResult:
-    return read_results(EXAMPLE / "results.json")
+    return read_results(EXAMPLE)
 
 
 def _recomputed(result: AuditResult, *, keep: bool = False) -> AuditResult:
