@@ -231,12 +231,16 @@ def build_layout(report: ReportModel) -> Layout:
         plans.append(_plan("studies", f"detail-{sid}", st.title, sid, st.tables, st.charts))
     if report.cards:
         plans.append(_Plan(group="cards", id="cards", title="Every measure", cards=report.cards))
+    # The cover's Models table grows by a row per model (page 1 already lists each one with
+    # its fingerprint): a long one is cut in the body and printed whole with the run.
+    models = report.cover.models
+    long_models = _too_long(models)
     plans.append(
         _Plan(
             group="run",
             id="run",
-            title="Packages, scoring units and time",
-            tables=[report.cover.packages, *report.appendix],
+            title="Models, packages, scoring units and time",
+            tables=[*([models] if long_models else []), report.cover.packages, *report.appendix],
         )
     )
     labels, appendix = _letters(plans)
@@ -279,6 +283,7 @@ def build_layout(report: ReportModel) -> Layout:
         )
 
     return Layout(
+        models_table=shorten(models, label("run")) if long_models else models,
         gates_table=None if gates is None else shorten(gates, label("detail-gates")),
         datasets=datasets,
         seat=None if report.seat is None else body_section(report.seat),

@@ -350,6 +350,10 @@ class Layout(Part):
     rows that matter, each with a link to the whole table) and the appendix (everything in
     full, collapsed in the HTML). Built from a ReportModel by audit/report/layout.py."""
 
+    models_table: Table = Field(
+        description="The cover's Models table as the body prints it (cut to its first rows "
+        "when long; then whole in the appendix)."
+    )
     gates_table: Table | None
     datasets: list[DatasetSection]
     seat: Section | None
