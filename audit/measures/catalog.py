@@ -550,7 +550,8 @@ register_measure(
     name="bbq_bias_ambig",
     title="BBQ bias score s_AMB (ambiguous contexts)",
     shape="choices",
-    roles=("group_chart", "resamplable"),
+    # BBQ's headline (Parrish et al. 2022 report s_AMB first): page 1's sentence on BBQ.
+    roles=("headline", "group_chart", "resamplable"),
     ideal_value=0.0,
     options=BbqOptions,
     target="audit.measures.bbq:BBQ_BIAS_AMBIG",

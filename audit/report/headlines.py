@@ -24,7 +24,9 @@ from audit.results import DatasetRecord, Measurement
 
 
 def _items_noun(record: DatasetRecord | None) -> str:
-    return "statement" if record is not None and record.shape == "labelled" else "pair"
+    if record is None:
+        return "pair"
+    return {"labelled": "statement", "choices": "question"}.get(record.shape, "pair")
 
 
 def _lean(m: Measurement, neutral: float, digits: int, above: str, below: str) -> str:

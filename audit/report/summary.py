@@ -98,7 +98,9 @@ def scope_sentence(index: MeasurementIndex) -> str:
     n_variants = len(result.models) - len(models)
     datasets = []
     for d in result.datasets:
-        kind = "sentence pair" if d.shape == "pairs" else "labelled statement"
+        kind = {"pairs": "sentence pair", "choices": "multiple-choice question"}.get(
+            d.shape, "labelled statement"
+        )
         datasets.append(f"{index.cards.dataset_title(d.name)}, {plural(d.rows_kept, kind)}")
     scorers = list(dict.fromkeys(u.scorer for u in result.units)) or list(
         dict.fromkeys(m.scorer for m in result.measurements)

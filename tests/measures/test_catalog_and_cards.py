@@ -41,7 +41,7 @@ def test_registration_order_and_roles() -> None:
     assert NAMES[: len(EXPECTED_ROLES)] == list(EXPECTED_ROLES)
     assert {name: MEASURES.entry(name).roles for name in EXPECTED_ROLES} == EXPECTED_ROLES
     headline = [e.name for e in MEASURES.with_role("headline") if e.name in NAMES]
-    assert headline == ["bias_score", "safety_score", "ss", "jss", "kls"]
+    assert headline == ["bias_score", "safety_score", "ss", "jss", "kls", "bbq_bias_ambig"]
 
 
 @pytest.mark.parametrize("name", NAMES)
