@@ -125,10 +125,22 @@ def _generic(index: MeasurementIndex, measure: PluginId) -> str:
 
 def _headline_measure(index: MeasurementIndex, dataset: str) -> PluginId | None:
     """The first measure with the role `headline` (in the order of the result's cards)
-    measured on the dataset."""
+    measured on the dataset; else, so that no dataset goes without its sentence (a file
+    whose cards name no headline for its shape, e.g. BBQ before s_AMB was one), the first
+    measure measured on it that has an ideal value and is not a diagnostic."""
     measured = index.measures(dataset)
     headline = index.cards.names_with_role("headline")
-    return next((m for name in headline for m in measured if m.name == name), None)
+    found = next((m for name in headline for m in measured if m.name == name), None)
+    if found is not None:
+        return found
+    return next(
+        (
+            m
+            for m in measured
+            if index.cards.ideal_value(m) is not None and not index.cards.has_role(m, "diagnostic")
+        ),
+        None,
+    )
 
 
 def headline_block(index: MeasurementIndex, dataset: str) -> SummaryBlock | None:
