@@ -368,7 +368,9 @@ def body_pages(pdf: Path) -> int:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["debiasing", "intrinsic-vs-extrinsic", "meta-evaluation"])
+@pytest.mark.parametrize(
+    "name", ["debiasing", "intrinsic-vs-extrinsic", "meta-evaluation", "posthoc-debiasing"]
+)
 def test_committed_examples_have_a_body_of_at_most_12_pages(name: str, tmp_path: Path) -> None:
     folder = EXAMPLES / name
     result = read_results(folder / "results.json")
