@@ -12,6 +12,7 @@ from audit.display import SilentDisplay
 from audit.engine import RunOutcome, RunSettings, run_audit
 from audit.spec.loader import load_spec
 from tests.models.tiny import save_tiny_bert
+from tests.variants.second_run import run_again_making_nothing
 from tests.variants.test_engine_variants import corpus_lines
 
 SPEC = """\
@@ -97,15 +98,8 @@ def test_second_run_computes_nothing(
     shared_data: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from audit.variants import build
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a stored projection was computed again")
-
-    monkeypatch.setattr(build, "_project_one", refuse)
     first, cache = first_run
-    loaded = load_spec(spec_dir / "spec.yaml")
-    second = run_audit(loaded, _settings(spec_dir / "out2", cache, shared_data), SilentDisplay())
-    assert all(v.cached for v in second.result.variants)
-    values = lambda r: [(m.model, m.value) for m in r.measurements]  # noqa: E731
-    assert values(second.result) == values(first.result)
+    settings = _settings(spec_dir / "out2", cache, shared_data)
+    run_again_making_nothing(
+        first, spec_dir / "spec.yaml", settings, monkeypatch, step="_project_one"
+    )

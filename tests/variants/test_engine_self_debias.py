@@ -20,6 +20,7 @@ from audit.errors import AuditUserError
 from audit.pipeline.plan_text import describe_plan
 from audit.spec.loader import load_spec
 from tests.models.tiny import save_tiny_bert, save_tiny_gpt2
+from tests.variants.second_run import run_again_making_nothing
 
 SPEC = """\
 spec_version: 1
@@ -144,18 +145,11 @@ def test_second_run_stores_nothing(
     shared_data: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from audit.variants import build
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a stored Self-Debias variant was stored again")
-
-    monkeypatch.setattr(build, "_store_scoring_time", refuse)
     first, cache = first_run
-    loaded = load_spec(spec_dir / "spec.yaml")
-    second = run_audit(loaded, _settings(spec_dir / "out2", cache, shared_data), SilentDisplay())
-    assert all(v.cached for v in second.result.variants)
-    values = lambda r: [(m.model, m.value) for m in r.measurements]  # noqa: E731
-    assert values(second.result) == values(first.result)
+    settings = _settings(spec_dir / "out2", cache, shared_data)
+    run_again_making_nothing(
+        first, spec_dir / "spec.yaml", settings, monkeypatch, step="_store_scoring_time"
+    )
 
 
 def test_a_corpus_is_refused(spec_dir: Path, tmp_path: Path, shared_data: Path) -> None:

@@ -14,6 +14,7 @@ from audit.errors import AuditUserError
 from audit.pipeline.plan_text import describe_plan
 from audit.spec.loader import load_spec
 from tests.models.tiny import save_tiny_bert, save_tiny_gpt2
+from tests.variants.second_run import run_again_making_nothing
 
 OCCUPATIONS = ["doctor", "nurse", "engineer", "teacher", "lawyer", "developer", "designer"]
 
@@ -144,22 +145,16 @@ def test_second_run_trains_nothing(
     shared_data: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from audit.variants import build
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("a cached variant was trained again")
-
-    monkeypatch.setattr(build, "_train_one", refuse)
     first, cache = first_run
     loaded = load_spec(spec_dir / "spec.yaml")
     plan_text = describe_plan(
         plan_audit(loaded, _settings(spec_dir / "o", cache, shared_data), SilentDisplay())
     )
     assert plan_text.count("trained, in the cache") == 6
-    second = run_audit(loaded, _settings(spec_dir / "out2", cache, shared_data), SilentDisplay())
-    assert all(v.cached for v in second.result.variants)
-    values = lambda r: [(m.model, m.value) for m in r.measurements]  # noqa: E731
-    assert values(second.result) == values(first.result)
+    settings = _settings(spec_dir / "out2", cache, shared_data)
+    run_again_making_nothing(
+        first, spec_dir / "spec.yaml", settings, monkeypatch, step="_train_one"
+    )
 
 
 def test_plan_before_training_lists_what_to_train(

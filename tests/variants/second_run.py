@@ -1,0 +1,35 @@
+"""A second `audit run` of a spec whose variants are stored: the step that would make a
+variant again (`_train_one`, `_project_one`, `_store_scoring_time` of
+audit.variants.build) is made to fail, so the run passes only when every variant comes
+from the store, and its measurements equal the first run's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from audit.display import SilentDisplay
+from audit.engine import RunOutcome, RunSettings, run_audit
+from audit.spec.loader import load_spec
+
+
+def run_again_making_nothing(
+    first: RunOutcome,
+    spec: Path,
+    settings: RunSettings,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    step: str,
+) -> RunOutcome:
+    from audit.variants import build
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a stored variant was made again ({step})")
+
+    monkeypatch.setattr(build, step, refuse)
+    second = run_audit(load_spec(spec), settings, SilentDisplay())
+    assert all(v.cached for v in second.result.variants)
+    values = lambda r: [(m.model, m.value) for m in r.measurements]  # noqa: E731
+    assert values(second.result) == values(first.result)
+    return second
