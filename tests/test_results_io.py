@@ -312,7 +312,8 @@ def test_an_example_renders_with_its_scores_to_html_and_pdf(tmp_path: Path) -> N
     from audit.report.render import write_reports
     from audit.results_io import read_scores
 
-    path = next(p for p in EXAMPLES if p.stem == "intrinsic-vs-extrinsic")
+    # the committed example, with its scores.parquet beside it
+    path = next(p for p in CURRENT_EXAMPLES if p.parent.name == "posthoc-debiasing")
     result = read_results(path)
     written = write_reports(result, tmp_path, formats=["html", "pdf"], scores_dir=path.parent)
     assert read_scores(path.parent, result) is not None
