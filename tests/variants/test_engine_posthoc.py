@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from audit.display import SilentDisplay
-from audit.engine import RunOutcome, RunSettings, run_audit
-from audit.spec.loader import load_spec
+from audit.engine import RunOutcome
 from tests.models.tiny import save_tiny_bert
-from tests.variants.second_run import run_again_making_nothing
+from tests.variants.engine_runs import cpu_settings, first_audit, run_again_making_nothing
 from tests.variants.test_engine_variants import corpus_lines
 
 SPEC = """\
@@ -53,17 +51,11 @@ def spec_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _settings(out: Path, cache: Path, shared_data: Path) -> RunSettings:
-    return RunSettings(out_dir=out, cache_dir=cache, data_dir=shared_data, device="cpu")
-
-
 @pytest.fixture(scope="module")
 def first_run(
     spec_dir: Path, tmp_path_factory: pytest.TempPathFactory, shared_data: Path
 ) -> tuple[RunOutcome, Path]:
-    cache = tmp_path_factory.mktemp("cache")
-    settings = _settings(spec_dir / "out1", cache, shared_data)
-    return run_audit(load_spec(spec_dir / "spec.yaml"), settings, SilentDisplay()), cache
+    return first_audit(spec_dir, tmp_path_factory, shared_data)
 
 
 def test_projected_variants_are_audited_beside_their_base(
@@ -99,7 +91,7 @@ def test_second_run_computes_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first, cache = first_run
-    settings = _settings(spec_dir / "out2", cache, shared_data)
+    settings = cpu_settings(spec_dir / "out2", cache, shared_data)
     run_again_making_nothing(
         first, spec_dir / "spec.yaml", settings, monkeypatch, step="_project_one"
     )

@@ -15,12 +15,12 @@ import pandas as pd
 import pytest
 
 from audit.display import SilentDisplay
-from audit.engine import RunOutcome, RunSettings, plan_audit, run_audit
+from audit.engine import RunOutcome, plan_audit
 from audit.errors import AuditUserError
 from audit.pipeline.plan_text import describe_plan
 from audit.spec.loader import load_spec
 from tests.models.tiny import save_tiny_bert, save_tiny_gpt2
-from tests.variants.second_run import run_again_making_nothing
+from tests.variants.engine_runs import cpu_settings, first_audit, run_again_making_nothing
 
 SPEC = """\
 spec_version: 1
@@ -58,23 +58,17 @@ def spec_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _settings(out: Path, cache: Path, shared_data: Path) -> RunSettings:
-    return RunSettings(out_dir=out, cache_dir=cache, data_dir=shared_data, device="cpu")
-
-
 @pytest.fixture(scope="module")
 def first_run(
     spec_dir: Path, tmp_path_factory: pytest.TempPathFactory, shared_data: Path
 ) -> tuple[RunOutcome, Path]:
-    cache = tmp_path_factory.mktemp("cache")
-    settings = _settings(spec_dir / "out1", cache, shared_data)
-    return run_audit(load_spec(spec_dir / "spec.yaml"), settings, SilentDisplay()), cache
+    return first_audit(spec_dir, tmp_path_factory, shared_data)
 
 
 def test_plan_says_nothing_is_trained(spec_dir: Path, tmp_path: Path, shared_data: Path) -> None:
     loaded = load_spec(spec_dir / "spec.yaml")
     text = describe_plan(
-        plan_audit(loaded, _settings(tmp_path / "o", tmp_path, shared_data), SilentDisplay())
+        plan_audit(loaded, cpu_settings(tmp_path / "o", tmp_path, shared_data), SilentDisplay())
     )
     assert "0 steps" not in text
     assert "  gpt2-sd: causal LM, a variant of tiny-gpt2 stored by this run" in text
@@ -146,7 +140,7 @@ def test_second_run_stores_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     first, cache = first_run
-    settings = _settings(spec_dir / "out2", cache, shared_data)
+    settings = cpu_settings(spec_dir / "out2", cache, shared_data)
     run_again_making_nothing(
         first, spec_dir / "spec.yaml", settings, monkeypatch, step="_store_scoring_time"
     )
@@ -160,7 +154,7 @@ def test_a_corpus_is_refused(spec_dir: Path, tmp_path: Path, shared_data: Path) 
     with pytest.raises(AuditUserError, match=r"variants\[0\]\.corpus.*reads no corpus"):
         plan_audit(
             load_spec(tmp_path / "spec.yaml"),
-            _settings(tmp_path / "o", tmp_path, shared_data),
+            cpu_settings(tmp_path / "o", tmp_path, shared_data),
             SilentDisplay(),
         )
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from audit.display import SilentDisplay
-from audit.engine import RunOutcome, RunSettings, plan_audit, run_audit
+from audit.engine import RunOutcome, plan_audit, run_audit
 from audit.errors import AuditUserError
 from audit.pipeline.plan_text import describe_plan
 from audit.spec.loader import load_spec
 from tests.models.tiny import save_tiny_bert, save_tiny_gpt2
-from tests.variants.second_run import run_again_making_nothing
+from tests.variants.engine_runs import cpu_settings, first_audit, run_again_making_nothing
 
 OCCUPATIONS = ["doctor", "nurse", "engineer", "teacher", "lawyer", "developer", "designer"]
 
@@ -84,17 +84,11 @@ def spec_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _settings(out: Path, cache: Path, shared_data: Path, **extra: object) -> RunSettings:
-    return RunSettings(out_dir=out, cache_dir=cache, data_dir=shared_data, device="cpu", **extra)  # type: ignore[arg-type]
-
-
 @pytest.fixture(scope="module")
 def first_run(
     spec_dir: Path, tmp_path_factory: pytest.TempPathFactory, shared_data: Path
 ) -> tuple[RunOutcome, Path]:
-    cache = tmp_path_factory.mktemp("cache")
-    settings = _settings(spec_dir / "out1", cache, shared_data)
-    return run_audit(load_spec(spec_dir / "spec.yaml"), settings, SilentDisplay()), cache
+    return first_audit(spec_dir, tmp_path_factory, shared_data)
 
 
 def test_variants_follow_their_base_in_the_results(first_run: tuple[RunOutcome, Path]) -> None:
@@ -148,10 +142,10 @@ def test_second_run_trains_nothing(
     first, cache = first_run
     loaded = load_spec(spec_dir / "spec.yaml")
     plan_text = describe_plan(
-        plan_audit(loaded, _settings(spec_dir / "o", cache, shared_data), SilentDisplay())
+        plan_audit(loaded, cpu_settings(spec_dir / "o", cache, shared_data), SilentDisplay())
     )
     assert plan_text.count("trained, in the cache") == 6
-    settings = _settings(spec_dir / "out2", cache, shared_data)
+    settings = cpu_settings(spec_dir / "out2", cache, shared_data)
     run_again_making_nothing(
         first, spec_dir / "spec.yaml", settings, monkeypatch, step="_train_one"
     )
@@ -162,7 +156,7 @@ def test_plan_before_training_lists_what_to_train(
 ) -> None:
     loaded = load_spec(spec_dir / "spec.yaml")
     text = describe_plan(
-        plan_audit(loaded, _settings(tmp_path / "o", tmp_path, shared_data), SilentDisplay())
+        plan_audit(loaded, cpu_settings(tmp_path / "o", tmp_path, shared_data), SilentDisplay())
     )
     assert "bert-cda: cda of tiny-bert on corpus.txt: to train: 4 steps x 4" in text
     assert "6 of 6 to train; their scoring units run once they are trained" in text
@@ -184,17 +178,17 @@ def test_killed_training_resumes(spec_dir: Path, tmp_path: Path, shared_data: Pa
     with pytest.raises(TrainingInterrupted):
         run_audit(
             loaded,
-            _settings(tmp_path / "o1", tmp_path / "cache", shared_data, stop_training_after=2),
+            cpu_settings(tmp_path / "o1", tmp_path / "cache", shared_data, stop_training_after=2),
             SilentDisplay(),
         )
     text = describe_plan(
         plan_audit(
-            loaded, _settings(tmp_path / "o", tmp_path / "cache", shared_data), SilentDisplay()
+            loaded, cpu_settings(tmp_path / "o", tmp_path / "cache", shared_data), SilentDisplay()
         )
     )
     assert "gpt2-dropout: dropout of tiny-gpt2 on corpus.txt: to train, resuming" in text
     outcome = run_audit(
-        loaded, _settings(tmp_path / "o2", tmp_path / "cache", shared_data), SilentDisplay()
+        loaded, cpu_settings(tmp_path / "o2", tmp_path / "cache", shared_data), SilentDisplay()
     )
     first = outcome.result.variants[0]
     assert first.id == "gpt2-dropout" and first.summary.resumed_from_step == 2
@@ -233,5 +227,7 @@ def test_bad_input_stops_before_any_training(
     path = _write(spec_dir, tmp_path, old, new)
     cache = tmp_path / "cache"
     with pytest.raises(AuditUserError, match=message.replace("(", r"\(").replace(")", r"\)")):
-        run_audit(load_spec(path), _settings(tmp_path / "o", cache, shared_data), SilentDisplay())
+        run_audit(
+            load_spec(path), cpu_settings(tmp_path / "o", cache, shared_data), SilentDisplay()
+        )
     assert not (cache / "variants").exists()
