@@ -23,10 +23,21 @@ def canonical_options(options: dict[str, Any]) -> str:
 
 
 def label_of(name: str, options: dict[str, Any]) -> str:
-    """How people read an id: `ll`, or with options `ll[compat=reference]`."""
+    """How people read an id: `ll`, or with options `ll[compat=reference]`; a list option
+    reads `seat[tests=[weat6, weat7]]`, with no quotation marks."""
     if not options:
         return name
-    return f"{name}[{','.join(f'{k}={options[k]}' for k in sorted(options))}]"
+    return f"{name}[{','.join(f'{k}={option_text(options[k])}' for k in sorted(options))}]"
+
+
+def option_text(value: Any) -> str:
+    """An option value as a label shows it: lists and tuples as `[a, b]`, mappings as
+    `{k: v}`, each item the same way; anything else as `str` gives it."""
+    if isinstance(value, list | tuple):
+        return f"[{', '.join(option_text(v) for v in value)}]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {option_text(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 class KeyedIdentity:

@@ -282,13 +282,32 @@ def describe_times(estimates: list[StageEstimate], cache_file: str) -> list[str]
             continue
         lines.append(f"  {stage}: {_total(mine, format_duration)}")
         for e in mine:
-            time = "not estimated" if e.seconds is None else _about(e.seconds, format_duration)
-            lines.append(f"    {e.what}, {time} ({e.basis})")
+            if e.seconds is not None:
+                lines.append(f"    {e.what}, {_about(e.seconds, format_duration)} ({e.basis})")
+        unmeasured = [e for e in mine if e.seconds is None]
+        if unmeasured:
+            lines.append(_unmeasured(unmeasured))
     lines.append(
         f"  in all: {_total(estimates, format_duration)} (rough: a short sample timed, "
         "not counting model loading, measures and the report)"
     )
     return lines
+
+
+#: Pieces named on the one line that counts a stage's pieces with no estimate.
+UNMEASURED_NAMED = 3
+
+
+def _unmeasured(pieces: list[StageEstimate]) -> str:
+    """One line for a stage's pieces with no estimate (a spec of many models and variants
+    has dozens): how many, the first few, and why (their bases, each once)."""
+    named = "; ".join(e.what for e in pieces[:UNMEASURED_NAMED])
+    more = len(pieces) - UNMEASURED_NAMED
+    if more > 0:
+        named += f"; and {more} more"
+    why = "; ".join(dict.fromkeys(e.basis for e in pieces))
+    count = "1 piece" if len(pieces) == 1 else f"{len(pieces)} pieces"
+    return f"    not estimated, {count}: {named} ({why})"
 
 
 def _total(estimates: list[StageEstimate], fmt: Callable[[float], str]) -> str:

@@ -205,7 +205,7 @@ def lm_quality_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | N
     """What the held-out text is, and what a (pseudo-)perplexity can be compared with."""
     section: LmQualitySection | None = index.result.lm_quality
     if section is None:
-        return None
+        return _not_measured_caveat(index)
     text = section.text
     removed = (
         f"; {plural(text.overlap_removed, 'sentence')} that a variant trains on were removed first"
@@ -228,5 +228,29 @@ def lm_quality_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | N
         f"held-out text {text.label} ({text.source}), damage threshold "
         f"{_pct(1 + section.damage_threshold)}",
         citation=SALAZAR,
+        severity="info",
+    )
+
+
+def _not_measured_caveat(index: MeasurementIndex) -> Caveat | None:
+    """A result with variants and no `lm_quality` section: their cost was left out (the
+    spec's `enabled: false`) or the file predates results.json 3.0."""
+    variants = index.result.variants
+    if not variants:
+        return None
+    setting = (index.result.spec.get("lm_quality") or {}).get("enabled")
+    why = (
+        "the spec leaves it out (`lm_quality: {enabled: false}`)"
+        if setting is False
+        else "this file has no `lm_quality` section (results.json before 3.0 had none)"
+    )
+    return Caveat(
+        id="lm-quality-not-measured",
+        title="The language-modelling cost is not measured",
+        text=f"The (pseudo-)perplexity of the {plural(len(variants), 'variant')} against "
+        f"their bases is not measured here: {why}. A bias change (or none) says nothing "
+        "of what making the variant cost it as a language model; a variant that moved a "
+        "bias measure may have done so by damaging the model.",
+        trigger=f"results.json: {plural(len(variants), 'variant')}, no lm_quality section",
         severity="info",
     )

@@ -283,3 +283,20 @@ def test_page_one_flags_damaged_variants_only(runs: tuple[RunOutcome, RunOutcome
     assert list(blocks_for(fine)) == ["Language-modelling cost."]
     unclear = fine.model_copy(update={"ratio": 1.15, "ratio_ci_high": 1.3, "damage": "unclear"})
     assert list(blocks_for(unclear)) == ["Possibly damaged."]
+
+
+def test_a_report_says_when_the_cost_of_its_variants_was_not_measured(
+    runs: tuple[RunOutcome, RunOutcome, Path],
+) -> None:
+    from audit.report.build import build_report
+
+    result = runs[0].result
+    off = result.model_copy(
+        update={"lm_quality": None, "spec": {**result.spec, "lm_quality": {"enabled": False}}}
+    )
+    ids = {c.id: c for c in build_report(off, runs[0].scores).caveats}
+    assert "lm-quality-text" not in ids
+    assert "enabled: false" in ids["lm-quality-not-measured"].text
+    assert "2 variants" in ids["lm-quality-not-measured"].text
+    measured = {c.id for c in build_report(result, runs[0].scores).caveats}
+    assert "lm-quality-not-measured" not in measured

@@ -140,3 +140,21 @@ def test_a_self_debias_variant_is_timed_as_its_base_times_its_rows(
     base, variant = (e.seconds or 0.0 for e in estimates)
     assert variant == pytest.approx(3 * base)
     assert "x 3 for Self-Debias's prefixed copies" in estimates[1].basis
+
+
+def test_pieces_with_no_estimate_are_counted_on_one_line_per_stage() -> None:
+    from audit.pipeline.calibrator import NOT_MEASURED, StageEstimate
+    from audit.pipeline.time_estimate import describe_times
+
+    pieces = [
+        StageEstimate("scoring", f"m{i} x crows_pairs x cps", None, NOT_MEASURED) for i in range(5)
+    ]
+    timed = StageEstimate("scoring", "base x crows_pairs x cps", 90.0, "0.1 s a pair: measured")
+    lines = describe_times([timed, *pieces], "throughput.json")
+    assert lines[1] == "  scoring: about 1:30, more for 5 not measured"
+    assert lines[2].startswith("    base x crows_pairs x cps, about 1:30")
+    assert lines[3] == (
+        "    not estimated, 5 pieces: m0 x crows_pairs x cps; m1 x crows_pairs x cps; "
+        f"m2 x crows_pairs x cps; and 2 more ({NOT_MEASURED})"
+    )
+    assert len(lines) == 5  # the stage's lines, then "in all"

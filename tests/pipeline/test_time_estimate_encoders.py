@@ -152,7 +152,7 @@ def test_seat_and_bbq_are_in_the_scoring_estimate(
     }
     assert len(texts) == 22
     assert (
-        seat.what == "tiny-gpt2 x seat[tests=['sent-weat6', 'my-test']]: 22 sentences, 2 SEAT tests"
+        seat.what == "tiny-gpt2 x seat[tests=[sent-weat6, my-test]]: 22 sentences, 2 SEAT tests"
     )
     # a sample of 16 sentences encoded in 1 s on the clock; the two permutation tests 1 s
     assert seat.seconds == pytest.approx(22 / 16 + 1)
