@@ -151,9 +151,7 @@ def test_seat_and_bbq_are_in_the_scoring_estimate(
         t for test in (WEAT6, MINE) for one in json.loads(test).values() for t in one["examples"]
     }
     assert len(texts) == 22
-    assert (
-        seat.what == "tiny-gpt2 x seat[tests=[sent-weat6, my-test]]: 22 sentences, 2 SEAT tests"
-    )
+    assert seat.what == "tiny-gpt2 x seat[tests=[sent-weat6, my-test]]: 22 sentences, 2 SEAT tests"
     # a sample of 16 sentences encoded in 1 s on the clock; the two permutation tests 1 s
     assert seat.seconds == pytest.approx(22 / 16 + 1)
     assert "SEAT's encoder timed on 16 of its sentences" in seat.basis
