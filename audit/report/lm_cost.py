@@ -233,24 +233,21 @@ def lm_quality_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | N
 
 
 def _not_measured_caveat(index: MeasurementIndex) -> Caveat | None:
-    """A result with variants and no `lm_quality` section: their cost was left out (the
-    spec's `enabled: false`) or the file predates results.json 3.0."""
+    """A result with variants and no `lm_quality` section: the spec left their cost out
+    (`enabled: false`), or the file predates results.json 3.0 (a reader never reads the
+    raw spec, so the caveat names both)."""
     variants = index.result.variants
     if not variants:
         return None
-    setting = (index.result.spec.get("lm_quality") or {}).get("enabled")
-    why = (
-        "the spec leaves it out (`lm_quality: {enabled: false}`)"
-        if setting is False
-        else "this file has no `lm_quality` section (results.json before 3.0 had none)"
-    )
     return Caveat(
         id="lm-quality-not-measured",
         title="The language-modelling cost is not measured",
         text=f"The (pseudo-)perplexity of the {plural(len(variants), 'variant')} against "
-        f"their bases is not measured here: {why}. A bias change (or none) says nothing "
-        "of what making the variant cost it as a language model; a variant that moved a "
-        "bias measure may have done so by damaging the model.",
+        "their bases is not in these results: the spec left it out (`lm_quality: "
+        "{enabled: false}`), or they were written before results.json 3.0, which has it. "
+        "A bias change (or none) says nothing of what making a variant cost it as a "
+        "language model; a variant that moved a bias measure may have done so by "
+        "damaging the model.",
         trigger=f"results.json: {plural(len(variants), 'variant')}, no lm_quality section",
         severity="info",
     )

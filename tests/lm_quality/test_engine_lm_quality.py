@@ -291,9 +291,7 @@ def test_a_report_says_when_the_cost_of_its_variants_was_not_measured(
     from audit.report.build import build_report
 
     result = runs[0].result
-    off = result.model_copy(
-        update={"lm_quality": None, "spec": {**result.spec, "lm_quality": {"enabled": False}}}
-    )
+    off = result.model_copy(update={"lm_quality": None})
     ids = {c.id: c for c in build_report(off, runs[0].scores).caveats}
     assert "lm-quality-text" not in ids
     assert "enabled: false" in ids["lm-quality-not-measured"].text
