@@ -11,7 +11,7 @@ render`, `audit compare`) can use it without the registries.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -22,12 +22,16 @@ def canonical_options(options: dict[str, Any]) -> str:
     return json.dumps(options, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def label_of(name: str, options: dict[str, Any]) -> str:
+def label_of(
+    name: str, options: dict[str, Any], value_text: Callable[[Any], str] | None = None
+) -> str:
     """How people read an id: `ll`, or with options `ll[compat=reference]`; a list option
-    reads `seat[tests=[weat6, weat7]]`, with no quotation marks."""
+    reads `seat[tests=[weat6, weat7]]`, with no quotation marks. `value_text` writes each
+    value (default `option_text`; version 1 files wrote them through `str`)."""
     if not options:
         return name
-    return f"{name}[{','.join(f'{k}={option_text(options[k])}' for k in sorted(options))}]"
+    text = value_text or option_text
+    return f"{name}[{','.join(f'{k}={text(options[k])}' for k in sorted(options))}]"
 
 
 def option_text(value: Any) -> str:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from audit.errors import AuditUserError
 from audit.gates import evaluate_gates
-from audit.ids import PluginId
+from audit.ids import PluginId, label_of
 from audit.migrations.v1_cards import v1_cards
 from audit.migrations.v2 import migrate_v2
 from audit.results import AuditResult, Gate
@@ -61,19 +61,12 @@ def _refs(items: Any) -> list[PluginId]:
     return refs
 
 
-def _v1_label(name: str, options: dict[str, Any]) -> str:
-    """A label as version 1 wrote it (option values through `str`, lists as Python shows
-    them); today's `label_of` writes lists without quotation marks."""
-    if not options:
-        return name
-    return f"{name}[{','.join(f'{k}={options[k]}' for k in sorted(options))}]"
-
-
 class IdResolver:
     """Version 1 labels -> ids, by comparing them with the labels of the spec's refs."""
 
     def __init__(self, refs: Iterable[PluginId]) -> None:
-        self._by_label = {_v1_label(r.name, r.options): r for r in refs}
+        # version 1 wrote option values through `str` (a list as Python shows it)
+        self._by_label = {label_of(r.name, r.options, str): r for r in refs}
 
     def __call__(self, label: str) -> PluginId:
         return self._by_label.get(label) or PluginId(name=label)
