@@ -23,6 +23,11 @@ PluginKind = Literal["dataset", "scorer", "measure", "variant_method", "extrinsi
 #:   normal: its diagnostic table gets a verdict column, and it drives the non-normal caveat;
 #: - gaussian_fit: fits Gaussians to the score sets (KLS, JSS), so a non-normal set
 #:   weakens it (the non-normal caveat and the distribution chart's caption name it);
+#:   two such measures on the same scores are functions of the same fits, so their
+#:   correlation across models is not a finding (it is marked and left out of counts);
+#: - pair_indicator: its value is 100 x the share of pairs whose stereotypical sentence
+#:   scores higher (the bias score), so McNemar's exact test on the pairs' outcomes is the
+#:   exact paired test of a difference between two models;
 #: - intrinsic / extrinsic: Kaneko et al. 2022's two families of bias measures;
 #: - resamplable: the cross-model studies (robustness, comparison) can redraw it;
 #: - corpus: measures a text corpus, not a model.
@@ -32,6 +37,7 @@ Role = Literal[
     "diagnostic",
     "normality_check",
     "gaussian_fit",
+    "pair_indicator",
     "intrinsic",
     "extrinsic",
     "resamplable",

@@ -169,7 +169,9 @@ def run_audit(
 
     with timer.stage("studies"):
         studies = _studies(plan, models, scores, measurements, extrinsic, display)
-        variant_results = variant_records(plan, trained, measurements, extrinsic)
+        variant_results = variant_records(
+            plan, trained, measurements, extrinsic, replicates=studies.replicates
+        )
 
     from audit.environment import describe_environment
     from audit.gates import evaluate_gates

@@ -76,8 +76,13 @@ def parse_results(data: Any, path: Path) -> AuditResult:
             result = migrate_v1(data, str(path))
         elif version.major == 2:
             from audit.migrations.v2 import migrate_v2
+            from audit.migrations.v3 import migrate_v3
 
-            result = AuditResult.model_validate(migrate_v2(data))
+            result = AuditResult.model_validate(migrate_v3(migrate_v2(data)))
+        elif version.major == 3:
+            from audit.migrations.v3 import migrate_v3
+
+            result = AuditResult.model_validate(migrate_v3(data))
         else:
             result = AuditResult.model_validate(data)
     except ValidationError as error:

@@ -27,9 +27,11 @@ the extrinsic records; nothing here knows the run's orchestration.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Unpack
+
+import numpy as np
 
 from audit.errors import AuditUserError
 from audit.ids import PluginId
@@ -50,6 +52,7 @@ if TYPE_CHECKING:
     from audit.plan import MeasureTask, Plan
     from audit.results import DevCheck, ExtrinsicRecord
     from audit.spec.models import RobustnessSpec
+    from audit.stats.comparison import PairedData
     from audit.stats.multiple_testing import Correction
 
 UnitKey = tuple[str, str, PluginId]  # (model, dataset, scorer)
@@ -65,10 +68,19 @@ class StudySettings:
     bootstrap: int
     robustness: RobustnessSpec | None = None
     variant_bases: Mapping[str, str] = field(default_factory=dict)
+    #: Variants that are bias-controlled ratio models (their comparisons are a family).
+    ratio_models: frozenset[str] = frozenset()
     #: Correlations: the multiple-comparison correction of each family of tests.
     correction: Correction = "holm"
     #: Correlations: keep extrinsic values whose fine-tuning failed the dev check.
     keep_failed_dev_check: bool = False
+    #: Correlations: the population Kendall tau a conclusive table detects with `power`.
+    effect_size: float = 0.5
+    power: float = 0.8
+    #: Comparisons: the correction over each family, and the power of the detectable
+    #: difference.
+    comparison_correction: Correction = "holm"
+    comparison_power: float = 0.8
     #: Each model's type (masked, causal): a correlation names the families it mixes.
     model_types: Mapping[str, str] = field(default_factory=dict)
 
@@ -80,12 +92,34 @@ class StudySettings:
             return True
         return base_a == b
 
+    def comparison_family(self, record: ComparisonRecord) -> str:
+        """The family a comparison is corrected in (the set page 1 counts)."""
+        if record.model_a in self.ratio_models:
+            return RATIO_FAMILY
+        if record.model_a in self.variant_bases:
+            return VARIANT_FAMILY
+        return MODEL_FAMILY
+
+
+#: The families of paired comparisons (`ComparisonRecord.test_family`).
+VARIANT_FAMILY = "variants against their base"
+RATIO_FAMILY = "ratio models against their base"
+MODEL_FAMILY = "models against each other"
+
+#: A series' item replicates: (measure key, dataset, scorer key) -> model -> the measure's
+#: value on each of the audit's item resamples (shape (B,)).
+SeriesKey = tuple[tuple[str, str], str, tuple[str, str] | None]
+ItemReplicates = dict[SeriesKey, dict[str, "np.ndarray"]]
+
 
 @dataclass
 class Studies:
     robustness: list[RobustnessRecord] = field(default_factory=list)
     correlations: list[CorrelationRecord] = field(default_factory=list)
     comparisons: list[ComparisonRecord] = field(default_factory=list)
+    #: In memory only (not in results.json): each intrinsic series' values on the item
+    #: resamples, for the two-level bootstraps (correlations, the meta-evaluation).
+    replicates: ItemReplicates = field(default_factory=dict)
 
 
 def _tasks_by_unit_kind(plan: Plan) -> dict[tuple[str, PluginId], dict[PluginId, MeasureTask]]:
@@ -111,14 +145,19 @@ def run_studies(
     measurements: list[Measurement],
     display: Display,
     extrinsic: Sequence[ExtrinsicRecord] = (),
+    *,
+    extrinsic_replicates: Mapping[ExtrinsicKey, np.ndarray] | None = None,
 ) -> Studies:
-    """Robustness, comparisons and correlations of one audit (see the module docstring)."""
+    """Robustness, comparisons (corrected per family) and correlations (with two-level
+    intervals) of one audit (see the module docstring)."""
     from audit.measures.catalog import MEASURES
     from audit.scoring.catalog import SCORERS
-    from audit.stats.comparison import compare_models
+    from audit.stats.comparison import paired_record, prepare_paired
+    from audit.stats.comparison_family import PendingComparison, correct_families
     from audit.stats.robustness import robustness_study
 
     studies = Studies()
+    pending: list[PendingComparison] = []
     models = _models_by_unit_kind(plan, settings.model_order)
     robustness = settings.robustness
     for (dataset, scorer), by_measure in _tasks_by_unit_kind(plan).items():
@@ -149,6 +188,9 @@ def run_studies(
                         **common,
                     )
                 )
+            if settings.bootstrap > 0 and len(members) > 1:
+                key = (measure.key, dataset, scorer.key)
+                studies.replicates[key] = item_replicates(group_frames, settings, **common)
             if entry.ideal_value is None or settings.bootstrap < 1:
                 continue  # a paired comparison needs an ideal value and bootstrap draws
             for later in range(1, len(members)):
@@ -156,33 +198,98 @@ def run_studies(
                     a, b = members[later], members[earlier]
                     if not settings.compared(a, b):
                         continue
-                    studies.comparisons.append(
-                        compare_models(
-                            group_frames[a],
-                            group_frames[b],
-                            model_a=a,
-                            model_b=b,
-                            alpha=settings.alpha,
-                            n_bootstrap=settings.bootstrap,
-                            seed=settings.seed,
-                            **common,
-                        )
+                    paired = prepare_paired(
+                        group_frames[a],
+                        group_frames[b],
+                        model_a=a,
+                        model_b=b,
+                        exact_difference=entry.has_role("pair_indicator"),
+                        **common,
                     )
-    studies.correlations = correlations(settings, measurements, extrinsic)
+                    record = paired_record(
+                        paired,
+                        frames={a: group_frames[a], b: group_frames[b]},
+                        model_a=a,
+                        model_b=b,
+                        alpha=settings.alpha,
+                        n_bootstrap=settings.bootstrap,
+                        seed=settings.seed,
+                    )
+                    pending.append(
+                        PendingComparison(record, retest_with(paired, seed=settings.seed))
+                    )
+    studies.comparisons = correct_families(
+        pending,
+        family_of=settings.comparison_family,
+        correction=settings.comparison_correction,
+        alpha=settings.alpha,
+        power=settings.comparison_power,
+    )
+    studies.correlations = correlations(
+        settings,
+        measurements,
+        extrinsic,
+        replicates=studies.replicates,
+        extrinsic_replicates=extrinsic_replicates,
+    )
     return studies
+
+
+#: An extrinsic record's replicates: (measure key, dataset, model).
+ExtrinsicKey = tuple[tuple[str, str], str, str]
+
+#: The seed offset of a redrawn p-value's resamples (apart from the intervals' draws).
+RETEST_SEED_OFFSET = 1_000_003
+
+
+def retest_with(paired: PairedData, *, seed: int) -> Callable[[int], tuple[float | None, float]]:
+    """How a comparison's bootstrap p-values are redrawn with more resamples: seeded from
+    the audit's seed, apart from the draws of its intervals."""
+
+    def retest(n_resamples: int) -> tuple[float | None, float]:
+        return paired.pvalues(n_resamples, seed + RETEST_SEED_OFFSET)
+
+    return retest
+
+
+def item_replicates(
+    frames: Mapping[str, pd.DataFrame], settings: StudySettings, **common: Any
+) -> dict[str, np.ndarray]:
+    """Each model's value of a measure on the audit's bootstrap resamples of its items (the
+    same draws for every model: the items are shared); {} when the models' items differ."""
+    from audit.stats.comparison import group_replicates
+    from audit.stats.draws import bootstrap_draws
+    from audit.stats.inputs import StatisticsInputError, prepare_aligned, require_resamplable
+
+    obj = require_resamplable(common["measure"], common["implementation"])
+    try:
+        aligned = prepare_aligned(frames, implementation=obj, scorer_info=common["scorer_info"])
+    except StatisticsInputError:
+        return {}
+    first = next(iter(aligned.values()))
+    draws = bootstrap_draws(first.strata, n_resamples=settings.bootstrap, seed=settings.seed)
+    return {
+        model: np.asarray(group_replicates(obj, data, draws, "all", common["options"]))
+        for model, data in aligned.items()
+    }
 
 
 def correlations(
     settings: StudySettings,
     measurements: list[Measurement],
     extrinsic: Sequence[ExtrinsicRecord] = (),
+    *,
+    replicates: ItemReplicates | None = None,
+    extrinsic_replicates: Mapping[ExtrinsicKey, np.ndarray] | None = None,
 ) -> list[CorrelationRecord]:
     """Correlation of every two series across the audit's models: one per intrinsic
     (measure, dataset, scorer), then one per extrinsic (task measure, dataset). Each value
     enters as its distance to the measure's ideal value; a measure without one is left out.
     An extrinsic value whose fine-tuning failed the task's dev check is left out (and
     named) unless the spec keeps it. The p-values of each family (intrinsic x extrinsic,
-    intrinsic, extrinsic) are corrected together."""
+    intrinsic, extrinsic) are corrected together; pairs that are one by construction are
+    marked and not tested; each pair gets a two-level bootstrap interval from the item
+    replicates there are (intrinsic: `replicates`; extrinsic: `extrinsic_replicates`)."""
     from audit.measures.catalog import MEASURES
     from audit.stats.correlation import correlate_measures
 
@@ -190,6 +297,7 @@ def correlations(
     kinds: dict[MeasureSeries, str] = {}
     excluded: dict[MeasureSeries, list[ExcludedModel]] = {}
     failed: dict[MeasureSeries, list[str]] = {}
+    distances: dict[MeasureSeries, dict[str, np.ndarray]] = {}
 
     def axis(
         measure: PluginId, dataset: str, scorer: PluginId | None, ideal: float, kind: str
@@ -215,6 +323,9 @@ def correlations(
         key = axis(m.measure, m.dataset, m.scorer, ideal, "intrinsic")
         value = m.value if m.status == "ok" else None
         series.setdefault(key, {})[m.model] = None if value is None else abs(value - ideal)
+        reps = (replicates or {}).get((m.measure.key, m.dataset, m.scorer.key), {})
+        if m.model in reps:
+            distances.setdefault(key, {})[m.model] = np.abs(reps[m.model] - ideal)
     for record in extrinsic:
         if record.ideal_value is None:
             continue
@@ -230,6 +341,9 @@ def correlations(
             failed.setdefault(key, []).append(record.model)
         value = record.value
         values[record.model] = None if value is None else abs(value - record.ideal_value)
+        found = (extrinsic_replicates or {}).get((record.measure.key, record.dataset, record.model))
+        if found is not None:
+            distances.setdefault(key, {})[record.model] = np.abs(found - record.ideal_value)
     measured = {model for values in series.values() for model in values}
     if len(measured) < 2 or len(series) < 2:
         return []
@@ -239,6 +353,11 @@ def correlations(
         alpha=settings.alpha,
         correction=settings.correction,
         family_of=lambda x, y: _family(kinds[x], kinds[y]),
+        related=same_fits,
+        replicates=distances,
+        n_bootstrap=settings.bootstrap,
+        effect_size=settings.effect_size,
+        target_power=settings.power,
     )
     types = settings.model_types
     return [
@@ -251,6 +370,22 @@ def correlations(
         )
         for r in records
     ]
+
+
+def same_fits(x: MeasureSeries, y: MeasureSeries) -> str:
+    """Why two series are functions of the same fits of the same scores ('' when not):
+    two `gaussian_fit` measures (KLS, JSS) on the same dataset and scorer."""
+    from audit.measures.catalog import MEASURES
+
+    if x.scorer is None or y.scorer is None or (x.dataset, x.scorer) != (y.dataset, y.scorer):
+        return ""
+    names = (x.measure.name, y.measure.name)
+    if all(n in MEASURES and MEASURES.entry(n).has_role("gaussian_fit") for n in names):
+        return (
+            f"both are computed from the same Gaussian fits of the same {x.scorer.label} "
+            f"scores on {x.dataset}: related by construction"
+        )
+    return ""
 
 
 def _family(a: str, b: str) -> str:
@@ -280,6 +415,7 @@ def paired_test(
         from audit.stats.comparison import compare_models
     except ImportError as error:
         raise AuditUserError(f"the measure code cannot be imported ({error})") from None
+    entry = MEASURES.entry(measure.name)
     return compare_models(
         frame_a,
         frame_b,
@@ -287,6 +423,7 @@ def paired_test(
         scorer=scorer,
         implementation=MEASURES.load(measure.name),
         scorer_info=SCORERS.entry(scorer.name).info,
-        options=MEASURES.entry(measure.name).options.model_validate(measure.options),
+        options=entry.options.model_validate(measure.options),
+        exact_difference=entry.has_role("pair_indicator"),
         **settings,
     )

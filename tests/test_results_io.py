@@ -15,6 +15,7 @@ from audit.gates import describe_verdict
 from audit.ids import PluginId
 from audit.migrations.v1_cards import v1_cards
 from audit.migrations.v2 import migrate_v2
+from audit.migrations.v3 import migrate_v3
 from audit.report.build import build_report
 from audit.report.compare import build_comparison
 from audit.report.render import render_html
@@ -133,8 +134,8 @@ def test_v2_round_trip(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 3\.0"),
-        ('{"results_version": "4.0"}', r"results_version 4\.0 .*newer bias-audit \(a new major"),
+        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 4\.0"),
+        ('{"results_version": "5.0"}', r"results_version 5\.0 .*newer bias-audit \(a new major"),
         ('{"tool_version": 3}', r"not a results\.json \(results_version None is not a version"),
         ('{"results_version": "2.x"}', r"'2\.x' is not a version; expected 'MAJOR\.MINOR'"),
         ('{"results_version": true}', r"not a results\.json \(results_version True is not"),
@@ -228,6 +229,32 @@ WRITTEN_SINCE_2_0 = {
     "ties_first",
     "chosen_checkpoint",
 }
+#: What 4.0 adds to comparison, correlation and meta-evaluation records (defaults in a file
+#: migrated from an older version).
+WRITTEN_SINCE_4_0 = {
+    "verdict_uncorrected",
+    "difference_p",
+    "difference_test",
+    "difference_se",
+    "resamples_for_p",
+    "correction",
+    "test_family",
+    "family_size",
+    "p_value_corrected",
+    "difference_p_corrected",
+    "borderline_reason",
+    "detectable_difference",
+    "detectable_power",
+    "same_test_as",
+    "detection",
+    "kendall_tau_ci_low",
+    "kendall_tau_ci_high",
+    "spearman_rho_ci_low",
+    "spearman_rho_ci_high",
+    "items_resampled",
+    "trivial",
+    "spearman_p_corrected",
+}
 #: What 3.0 adds to each correlation record and to each of its two series, and to `audit`.
 CORRELATION_FIELDS_2_3 = {
     "correction",
@@ -250,6 +277,7 @@ def _without_2_3(written: dict[str, Any]) -> dict[str, Any]:
     raw series, no correction, no exclusion."""
     out = copy.deepcopy(written)
     assert out["audit"].pop("correlations") is None
+    assert out["audit"].pop("comparisons") is None
     for c in out["correlations"]:
         assert c["correction"] is None and c["excluded"] == [] and c["failed_kept"] == []
         for key in CORRELATION_FIELDS_2_3:
@@ -290,12 +318,12 @@ def test_version_2_examples_read_whole_and_render(path: Path) -> None:
         ("not distinguishable", "no detectable change"),
         ("undefined", "undefined"),
     }
-    data = migrate_v2(data)
+    data = migrate_v3(migrate_v2(data))
     written = _without_2_3(json.loads(result.model_dump_json()))
     # sections added under version 2 after the file was written come back empty
     added = set(written) - set(data)
     assert all(written[k] in ([], None) for k in added), added
-    dropped = WRITTEN_SINCE_2_0 | added
+    dropped = WRITTEN_SINCE_2_0 | WRITTEN_SINCE_4_0 | added
     assert _without(written, dropped) == _without(data, dropped)
     assert {c["version"] for c in written["plugins"]} == {"1"}  # cards without one read as 1
     html = render_html(build_report(result, None))
@@ -325,7 +353,7 @@ def _newer_minor(tmp_path: Path) -> Path:
     """The extrinsic example as a newer minor version would write it: a section and fields
     at three depths this version does not know."""
     example = next(p for p in EXAMPLES if p.stem == "intrinsic-vs-extrinsic")
-    data = migrate_v2(json.loads(example.read_text()))
+    data = migrate_v3(migrate_v2(json.loads(example.read_text())))
     data["results_version"] = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
     data["audit"]["report_formats"] = ["html"]
     data["fairness_checks"] = [{"name": "parity", "value": 0.1}]
@@ -340,7 +368,7 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     newer = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
     result = read_results(path)
     notes = result.read_notes
-    assert notes is not None and (notes.version, notes.reader_version) == (newer, "3.0")
+    assert notes is not None and (notes.version, notes.reader_version) == (newer, "4.0")
     assert [p.describe() for p in notes.parts] == [
         f"field `measurements[].calibration` (in {len(result.measurements)} records)",
         "field `extrinsic[].detail.macro_f1`",
@@ -348,10 +376,10 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     ]
     warnings = notes.warnings()
     assert warnings[-1] == (
-        f"{path}: results_version {newer} is newer than this bias-audit reads (3.0); not "
+        f"{path}: results_version {newer} is newer than this bias-audit reads (4.0); not "
         "read: section `fairness_checks`"
     )
-    assert result.results_version == "3.0"
+    assert result.results_version == "4.0"
     # everything this version knows is there, as in the example itself
     example = read_results(next(p for p in EXAMPLES if p.stem == "intrinsic-vs-extrinsic"))
     assert result.measurements == example.measurements and result.extrinsic == example.extrinsic
@@ -385,14 +413,14 @@ def test_a_newer_major_version_is_refused(tmp_path: Path) -> None:
         read_results(path)
     assert caught.value.exit_code == 2
     assert str(caught.value) == (
-        f"{path}: results_version 4.0 was written by a newer bias-audit (a new major version, "
-        "4); this version reads results_version 1 to 3.0 (and newer 3.x). Upgrade "
+        f"{path}: results_version 5.0 was written by a newer bias-audit (a new major version, "
+        "5); this version reads results_version 1 to 4.0 (and newer 4.x). Upgrade "
         "bias-audit to read it."
     )
 
 
 def test_an_unknown_field_in_a_file_of_this_version_is_still_an_error(tmp_path: Path) -> None:
-    data = migrate_v2(json.loads(EXAMPLES[0].read_text()))
+    data = migrate_v3(migrate_v2(json.loads(EXAMPLES[0].read_text())))
     data["results_version"] = str(RESULTS_VERSION)
     data["measurements"][0]["calibration"] = 0.5
     with pytest.raises(AuditUserError, match=r"first at measurements\.0\.calibration: Extra"):

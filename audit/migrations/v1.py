@@ -1,5 +1,5 @@
 """Version 1 results.json -> version 2 (and on to the current version through
-`audit.migrations.v2`), in memory, without any registry.
+`audit.migrations.v2` and `v3`), in memory, without any registry.
 
 Version 1 named plug-ins by label (`jss[compat=reference]`), kept the audit's settings and
 gates only in the raw spec, and carried no cards. Here each label becomes a `PluginId` by
@@ -20,6 +20,7 @@ from audit.gates import evaluate_gates
 from audit.ids import PluginId, label_of
 from audit.migrations.v1_cards import v1_cards
 from audit.migrations.v2 import migrate_v2
+from audit.migrations.v3 import migrate_v3
 from audit.results import AuditResult, Gate
 
 #: Bootstrap resamples when a version 1 spec did not say (the spec's default then).
@@ -181,7 +182,7 @@ def migrate_v1(data: dict[str, Any], source: str) -> AuditResult:
         "environment": data.get("environment"),
         "timings": data.get("timings"),
     }
-    result = AuditResult.model_validate(migrate_v2(migrated))
+    result = AuditResult.model_validate(migrate_v3(migrate_v2(migrated)))
     return result.model_copy(update={"gate_verdicts": evaluate_gates(result)})
 
 

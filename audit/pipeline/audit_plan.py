@@ -104,6 +104,10 @@ class AuditPlan:
         """Each variant's base model."""
         return {job.model_id: job.base for job in self.variant_jobs}
 
+    def ratio_models(self) -> list[str]:
+        """The variants that are bias-controlled ratio models (one per male share r)."""
+        return [job.model_id for job in self.variant_jobs if job.part.ratio is not None]
+
     def training_jobs(self) -> list[TrainingJob]:
         """Every training job: the variants (spec order), then each extrinsic task on its
         models (run order)."""

@@ -10,6 +10,7 @@ from audit.models.prepared import read_facts
 from audit.results import (
     AuditInfo,
     BootstrapSettings,
+    ComparisonSettings,
     CorrelationSettings,
     DatasetRecord,
     ModelRecord,
@@ -49,6 +50,11 @@ def audit_info(loaded: LoadedSpec) -> AuditInfo:
         correlations=CorrelationSettings(
             correction=spec.correlations.correction,
             failed_dev_check=spec.correlations.failed_dev_check,
+            effect_size=spec.correlations.effect_size,
+            power=spec.correlations.power,
+        ),
+        comparisons=ComparisonSettings(
+            correction=spec.comparisons.correction, power=spec.comparisons.power
         ),
         report_formats=list(spec.report.formats),
     )
@@ -67,6 +73,11 @@ def study_settings(plan: AuditPlan, models: RunModels) -> StudySettings:
         robustness=spec.robustness,
         correction=spec.correlations.correction,
         keep_failed_dev_check=spec.correlations.failed_dev_check == "keep",
+        effect_size=spec.correlations.effect_size,
+        power=spec.correlations.power,
+        comparison_correction=spec.comparisons.correction,
+        comparison_power=spec.comparisons.power,
+        ratio_models=frozenset(plan.ratio_models()),
         model_types={model_id: model.model_type for model_id, model in models.items()},
     )
 

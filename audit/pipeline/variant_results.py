@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from audit.pipeline.audit_plan import AuditPlan
     from audit.pipeline.training import TrainedVariants
     from audit.results import ExtrinsicRecord
+    from audit.studies import ItemReplicates
 
 
 @dataclass
@@ -27,9 +28,12 @@ def variant_records(
     trained: TrainedVariants,
     measurements: list[Measurement],
     extrinsic: list[ExtrinsicRecord],
+    *,
+    replicates: ItemReplicates | None = None,
 ) -> VariantResults:
     """The variants as trained, their corpora (Table 1) and the meta-evaluation of every
-    bias_controlled entry (over the intrinsic measurements and the extrinsic values)."""
+    bias_controlled entry (over the intrinsic measurements and the extrinsic values; the
+    series with item replicates get two-level bootstrap intervals)."""
     from audit.variants.corpus_record import corpus_record
     from audit.variants.meta_evaluation import meta_evaluate
     from audit.variants.wordlists import load_gender_word_lists
@@ -88,6 +92,10 @@ def variant_records(
                 seed=spec.seed,
                 n_bootstrap=spec.bootstrap,
                 alpha=spec.alpha,
+                replicates=replicates,
+                correction=spec.correlations.correction,
+                effect_size=spec.correlations.effect_size,
+                target_power=spec.correlations.power,
             )
         )
     return out

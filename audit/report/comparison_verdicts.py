@@ -10,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from audit.report.formatting import join_words
-from audit.results import COMPARISON_VERDICTS, ComparisonRecord, ComparisonVerdict
+from audit.results import COMPARISON_VERDICTS, ComparisonRecord, CorrectedVerdict
 
 #: How a verdict cell is styled: only a move towards or away from the ideal is judged.
-EMPHASIS: dict[ComparisonVerdict, str] = {
+EMPHASIS: dict[CorrectedVerdict, str] = {
     "closer to the ideal": "good",
     "further from the ideal": "bad",
     "changed": "",
     "no detectable change": "",
+    "borderline": "warn",
     "undefined": "warn",
 }
 
@@ -33,7 +34,7 @@ def verdict_key(label_a: str, label_b: str) -> str:
     )
 
 
-def count_verdicts(records: Sequence[ComparisonRecord]) -> dict[ComparisonVerdict, int]:
+def count_verdicts(records: Sequence[ComparisonRecord]) -> dict[CorrectedVerdict, int]:
     """How many records have each verdict (every verdict present, 0 when none)."""
     return {v: sum(r.verdict == v for r in records) for v in COMPARISON_VERDICTS}
 

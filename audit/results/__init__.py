@@ -8,7 +8,7 @@ extrinsic tasks wrote. This package is the bottom of the tool: it imports pydant
 package, no torch. Read files with `audit.results_io.read_results`, which checks
 `results_version`, migrates old files and reads newer minor versions.
 
-Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "3.0"
+Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "4.0"
 now; a bare integer from before this scheme is MAJOR.0 (2 = 2.0, 1 = 1.0).
 
 - An added field or section raises MINOR. Reading a file of a newer MINOR leaves out what
@@ -23,7 +23,8 @@ ids flatten to `scorer.name`, `scorer.label`, `measure.name`, ...).
 
 Modules, one job each: `record` (the strict base), `version`, `measurements`, `run`
 (models, datasets, units, environment), `settings` (`AuditInfo`), `gates`, `precision`,
-`studies` (robustness, correlation, comparison), `comparison_verdict` (what a paired
+`studies` (robustness, correlation, comparison), `detection` (what a correlation
+test could have detected), `comparison_verdict` (what a paired
 comparison says moved), `variants` (training, probe, corpora, meta-evaluation),
 `finetune` and `extrinsic` (the extrinsic tasks), `lm_quality` (the variants'
 language-modelling cost), `seat` (the sentence encoder association tests), `result`
@@ -32,9 +33,12 @@ language-modelling cost), `seat` (the sentence encoder association tests), `resu
 
 from audit.results.comparison_verdict import (
     COMPARISON_VERDICTS,
+    MOVED,
     ComparisonVerdict,
+    CorrectedVerdict,
     judge_comparison,
 )
+from audit.results.detection import DetectionLimit, PowerAt
 from audit.results.extrinsic import (
     ChosenCheckpoint,
     CurvePoint,
@@ -66,6 +70,7 @@ from audit.results.seat import SeatBiasTypeRecord, SeatSection, SeatSkipRecord, 
 from audit.results.settings import (
     AuditInfo,
     BootstrapSettings,
+    ComparisonSettings,
     CorrelationSettings,
     RobustnessSettings,
 )
@@ -93,20 +98,24 @@ from audit.results.version import RESULTS_VERSION, ResultsVersion
 
 __all__ = [
     "COMPARISON_VERDICTS",
+    "MOVED",
     "RESULTS_VERSION",
     "AuditInfo",
     "AuditResult",
     "BootstrapSettings",
     "ChosenCheckpoint",
     "ComparisonRecord",
+    "ComparisonSettings",
     "ComparisonVerdict",
     "ControlCheck",
     "CorpusRecord",
+    "CorrectedVerdict",
     "CorrelationRecord",
     "CorrelationSettings",
     "CorrelationWithRatio",
     "CurvePoint",
     "DatasetRecord",
+    "DetectionLimit",
     "DevCheck",
     "DevEvaluation",
     "Environment",
@@ -129,6 +138,7 @@ __all__ = [
     "NliBiasResult",
     "PctFemaleCorrelation",
     "PerplexityRecord",
+    "PowerAt",
     "PrecisionCheck",
     "ProbeOccupation",
     "ProbeRecord",

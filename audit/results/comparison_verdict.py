@@ -10,6 +10,13 @@ Two paired-bootstrap intervals decide it (`audit.stats.comparison`):
 - **no detectable change**: neither interval excludes 0;
 - **undefined**: no paired test (a value missing, no scores to pair, ...; the note says).
 
+Since results_version 4.0 a record's `verdict` is decided by p-values corrected over its
+family of comparisons (`CorrectedVerdict`), and can also be **borderline**: the corrected
+decision depends on the resampling (it differs within the Monte-Carlo uncertainty of a
+bootstrap p-value, or a decisive interval's bound lies within one item of 0); a borderline
+record is never counted as a change. `judge_comparison` (the two intervals alone) gives
+`verdict_uncorrected`.
+
 Results version 2 had `better` / `worse` / `not distinguishable`; `not distinguishable`
 covered both `changed` and `no detectable change` (`audit/migrations/v2.py`).
 """
@@ -26,8 +33,20 @@ ComparisonVerdict = Literal[
     "undefined",
 ]
 
+CorrectedVerdict = Literal[
+    "closer to the ideal",
+    "further from the ideal",
+    "changed",
+    "no detectable change",
+    "borderline",
+    "undefined",
+]
+
 #: Every verdict, in the order a tally lists them.
-COMPARISON_VERDICTS: tuple[ComparisonVerdict, ...] = get_args(ComparisonVerdict)
+COMPARISON_VERDICTS: tuple[CorrectedVerdict, ...] = get_args(CorrectedVerdict)
+
+#: The verdicts that say a value moved (a borderline one never counts).
+MOVED: frozenset[str] = frozenset({"closer to the ideal", "further from the ideal", "changed"})
 
 
 def _excludes_zero(low: float | None, high: float | None) -> bool:

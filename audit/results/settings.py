@@ -36,6 +36,21 @@ class CorrelationSettings(Record):
         description="Extrinsic values of models that failed the task's dev check: left out "
         "of the correlations, or kept."
     )
+    effect_size: float | None = Field(
+        default=None,
+        description="The population Kendall tau a conclusive correlation table must detect "
+        "with `power` (4.0; None in older files).",
+    )
+    power: float | None = Field(default=None, description="The power asked for (4.0).")
+
+
+class ComparisonSettings(Record):
+    """How the paired comparisons were corrected (results_version 4.0)."""
+
+    correction: Literal["holm", "bh"] = Field(
+        description="Multiple-comparison correction over each family of paired comparisons."
+    )
+    power: float = Field(description="The power of each record's `detectable_difference`.")
 
 
 class AuditInfo(Record):
@@ -56,6 +71,11 @@ class AuditInfo(Record):
         default=None,
         description="How correlations were tested; None in files before 3.0 (raw values, no "
         "correction, every extrinsic value kept).",
+    )
+    comparisons: ComparisonSettings | None = Field(
+        default=None,
+        description="How paired comparisons were corrected; None in files before 4.0 (each "
+        "verdict judged on its own, uncorrected).",
     )
     report_formats: list[Literal["html", "pdf"]] = Field(
         default_factory=lambda: list[Literal["html", "pdf"]](["html", "pdf"]),

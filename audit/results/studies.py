@@ -11,7 +11,8 @@ from typing import Literal
 from pydantic import ConfigDict, Field
 
 from audit.ids import KeyedIdentity, PluginId
-from audit.results.comparison_verdict import ComparisonVerdict
+from audit.results.comparison_verdict import ComparisonVerdict, CorrectedVerdict
+from audit.results.detection import DetectionLimit
 from audit.results.record import Record
 
 
@@ -122,8 +123,11 @@ class CorrelationRecord(Record):
     )
     mi_neighbours: int | None = None
     conclusive: bool = Field(
-        description="True when the corrected Kendall test can reach significance at alpha "
-        "with this many models (files before 3.0: at least 5 models)."
+        description="Since 4.0: True when the table's Kendall test had at least the target "
+        "power (0.8 by default) at the effect size the spec names (`detection`), so that a "
+        "non-significant result says the correlation is weaker than that. 3.x: the corrected "
+        "Kendall test could reach significance at all (`kendall_p_floor` <= alpha); before "
+        "3.0: at least 5 models."
     )
     note: str = ""
     correction: Literal["holm", "bh"] | None = Field(
@@ -162,6 +166,32 @@ class CorrelationRecord(Record):
         default_factory=list,
         description="Models in `models` whose fine-tuning failed the dev check, kept by "
         "the spec (`correlations.failed_dev_check: keep`).",
+    )
+    detection: DetectionLimit | None = Field(
+        default=None,
+        description="What the test could have detected with these models and this family's "
+        "correction (4.0); None in older files and when no test was computed.",
+    )
+    kendall_tau_ci_low: float | None = Field(
+        default=None,
+        description="Two-level bootstrap interval of Kendall tau-b (4.0): the models "
+        "resampled, and within each model the items of every series in `items_resampled`.",
+    )
+    kendall_tau_ci_high: float | None = None
+    spearman_rho_ci_low: float | None = None
+    spearman_rho_ci_high: float | None = None
+    items_resampled: list[str] = Field(
+        default_factory=list,
+        description="The series whose items (benchmark pairs, task templates) the interval "
+        "resamples within each model; a series not named enters with its values as "
+        "measured, so the interval leaves its item noise out.",
+    )
+    trivial: str = Field(
+        default="",
+        description="Why the pair is not a finding, when it is one by construction: the two "
+        "series are identical on every model, one is a rescaling of the other, or both are "
+        "computed from the same scores' Gaussian fits. Such pairs are shown but left out of "
+        "every count of significant pairs (4.0).",
     )
 
     @property
@@ -202,9 +232,65 @@ class ComparisonRecord(Record):
     )
     mcnemar_only_b: int | None = None
     mcnemar_p: float | None = None
-    verdict: ComparisonVerdict = Field(
-        description="What moved from B to A: closer to / further from the ideal value (the "
-        "distance test), changed (the difference's CI excludes 0, the distance test decides "
-        "neither), no detectable change, or undefined (see `audit.results.comparison_verdict`)."
+    verdict: CorrectedVerdict = Field(
+        description="What moved from B to A (see `audit.results.comparison_verdict`). Since "
+        "4.0 it is decided by the p-values corrected over `test_family` (`correction`): "
+        "closer to / further from the ideal (the distance test), changed (the test of A - B), "
+        "no detectable change, borderline (the decision depends on the resampling: "
+        "`borderline_reason`), or undefined. Before 4.0 it was `verdict_uncorrected`."
+    )
+    verdict_uncorrected: ComparisonVerdict | None = Field(
+        default=None,
+        description="The verdict from the two (1 - alpha) intervals alone, before any "
+        "correction (4.0; None in older files, whose `verdict` is this one).",
+    )
+    difference_p: float | None = Field(
+        default=None,
+        description="Two-sided p-value of A - B = 0: McNemar's exact test for a measure that "
+        "counts pair preferences (`difference_test`), else the paired bootstrap's.",
+    )
+    difference_test: Literal["exact McNemar", "paired bootstrap"] | None = None
+    difference_se: float | None = Field(
+        default=None, description="Standard deviation of A - B over the bootstrap resamples."
+    )
+    resamples_for_p: int | None = Field(
+        default=None,
+        description="Resamples behind the bootstrap p-values: n_bootstrap, or more when a "
+        "p-value could decide a corrected verdict (so that alpha / m can be resolved).",
+    )
+    correction: Literal["holm", "bh"] | None = Field(
+        default=None, description="The correction over `test_family`; None before 4.0."
+    )
+    test_family: str = Field(
+        default="",
+        description="The comparisons corrected together: 'variants against their base', "
+        "'ratio models against their base', 'models against each other', or a comparison "
+        "run's.",
+    )
+    family_size: int | None = Field(default=None, description="Tests in the family (m).")
+    p_value_corrected: float | None = Field(
+        default=None, description="`p_value` (the distance test) corrected over the family."
+    )
+    difference_p_corrected: float | None = Field(
+        default=None, description="`difference_p` corrected over the family."
+    )
+    borderline_reason: str = Field(
+        default="",
+        description="Why the verdict is 'borderline': the corrected decision differs across "
+        "the Monte-Carlo uncertainty of a bootstrap p-value, or a decisive interval's bound "
+        "lies within one item of 0.",
+    )
+    detectable_difference: float | None = Field(
+        default=None,
+        description="The smallest |A - B| the family's corrected test detects with power "
+        "`detectable_power`: (z(1 - alpha / 2m) + z(power)) x difference_se (normal "
+        "approximation).",
+    )
+    detectable_power: float | None = None
+    same_test_as: str = Field(
+        default="",
+        description="The label of an earlier measure in the family with the same values and "
+        "test on these models (the bias score and StereoSet's `ss`): one finding, counted "
+        "once in the correction and in every count (4.0).",
     )
     note: str = ""

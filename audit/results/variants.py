@@ -6,11 +6,12 @@ no torch and no registry.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
 from audit.ids import PluginId
+from audit.results.detection import DetectionLimit
 from audit.results.record import Record
 
 
@@ -114,8 +115,23 @@ class CorrelationWithRatio(Record):
     pearson_p: float | None = None
     spearman: float | None = None
     spearman_p: float | None = None
-    spearman_ci_low: float | None = Field(None, description="Bootstrap CI over ratio models.")
+    spearman_p_corrected: float | None = Field(
+        default=None,
+        description="`spearman_p` corrected over the table's series (one per set of rows with "
+        "identical values) by the meta-evaluation's `correction` (4.0).",
+    )
+    spearman_ci_low: float | None = Field(
+        None,
+        description="Bootstrap CI of Spearman's rho: over the ratio models, and since 4.0 "
+        "also over the items within each ratio model's data when `items_resampled`.",
+    )
     spearman_ci_high: float | None = None
+    items_resampled: bool = Field(
+        default=False,
+        description="The intervals (rho's and the gap's) come from a two-level bootstrap: "
+        "the ratio models resampled, and within each the benchmark items (4.0). False: the "
+        "ratio models only, and the interval leaves the item noise out.",
+    )
     rank: int | None = Field(
         None,
         description="1 = strongest |Spearman|; rows with the same values on every ratio "
@@ -161,4 +177,13 @@ class MetaEvaluation(Record):
     control: ControlCheck
     rows: list[CorrelationWithRatio] = Field(
         description="Ranked by |Spearman| when the control worked, else in measure order."
+    )
+    correction: Literal["holm", "bh"] | None = Field(
+        default=None,
+        description="How `spearman_p_corrected` is corrected over the series (4.0).",
+    )
+    detection: DetectionLimit | None = Field(
+        default=None,
+        description="The smallest |rho| the corrected Spearman test can call significant "
+        "with these ratio models, and its power (4.0); None in older files.",
     )

@@ -29,6 +29,22 @@
   was measured at (best dev score by default); older files were measured at the
   last step.
 
+- 4.0 decides `comparisons[].verdict` after a multiple-comparison correction over each
+  family of comparisons (Holm by default; `verdict_uncorrected` keeps the verdict of the
+  two intervals alone), adds the verdict `borderline` (the decision depends on the
+  resampling), `difference_p` (McNemar's exact test for pair-indicator measures),
+  `difference_se`, `resamples_for_p`, `correction`, `test_family`, `family_size`,
+  `p_value_corrected`, `difference_p_corrected`, `borderline_reason`,
+  `detectable_difference` (at `detectable_power`) and `same_test_as`; the distance
+  test's `p_value` is now (count + 1) / (B + 1)-based, never 0. `correlations[].conclusive`
+  means the Kendall test had the power asked for at the spec's effect size
+  (`detection`, a `DetectionLimit`); correlations add two-level bootstrap intervals of tau
+  and rho (`*_ci_low/high`, `items_resampled`) and `trivial` (a pair that is one by
+  construction). Meta-evaluations add `correction` and `detection`, their rows
+  `spearman_p_corrected` and `items_resampled` (two-level intervals). `audit` adds
+  `comparisons` (the correction and power) and `correlations.effect_size` / `.power`. A
+  3.x file is migrated on read (`audit/migrations/v3.py`).
+
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """
 
@@ -65,7 +81,7 @@ class ResultsVersion(NamedTuple):
 
 
 #: The version this code writes. 2.1 added `version` to every plug-in card.
-RESULTS_VERSION = ResultsVersion(3, 0)
+RESULTS_VERSION = ResultsVersion(4, 0)
 
 
 def _normalise(value: object) -> str:

@@ -227,6 +227,40 @@ class CorrelationSpec(Strict):
         "'exclude' leaves them out of the correlations (and the report names them); 'keep' "
         "correlates them too (they measure an unlearned task).",
     )
+    effect_size: float = Field(
+        default=0.5,
+        gt=0,
+        lt=1,
+        description="The correlation a study must be able to detect to be called conclusive, "
+        "as a population Kendall tau (0.5: a strong association, Pearson about 0.71 for "
+        "normal data; Kaneko et al. 2022 report tau up to 0.53). A table whose test has "
+        "less than `power` at this tau says it could not have detected it.",
+    )
+    power: float = Field(
+        default=0.8,
+        gt=0,
+        lt=1,
+        description="The power at `effect_size` a conclusive correlation table needs.",
+    )
+
+
+class ComparisonSpec(Strict):
+    """How paired comparisons (a variant against its base, two models) are judged."""
+
+    correction: Literal["holm", "bh"] = Field(
+        default="holm",
+        description="Multiple-comparison correction over each family of comparisons (the "
+        "variants against their base; the ratio models against theirs; the models against "
+        "each other): 'holm' (family-wise error rate) or 'bh' (Benjamini-Hochberg, false "
+        "discovery rate). Page 1 counts the verdicts after it.",
+    )
+    power: float = Field(
+        default=0.8,
+        gt=0,
+        lt=1,
+        description="The power at which each comparison's smallest detectable difference "
+        "is stated.",
+    )
 
 
 class ReportSpec(Strict):
@@ -346,6 +380,10 @@ class AuditSpec(Strict):
     )
     robustness: RobustnessSpec | None = Field(
         None, description="Subsampling robustness study; off when absent."
+    )
+    comparisons: ComparisonSpec = Field(
+        default_factory=ComparisonSpec,
+        description="How paired comparisons are corrected for their number.",
     )
     correlations: CorrelationSpec = Field(
         default_factory=CorrelationSpec,

@@ -1,8 +1,14 @@
 """Comparing two models on the same items: paired bootstrap of any measure's difference
-(and of the difference of distances to the ideal value), McNemar on pair outcomes."""
+(and of the difference of distances to the ideal value), McNemar on pair outcomes.
+
+Each record is judged on its own here (`verdict_uncorrected`); the family of comparisons
+it belongs to corrects its p-values and decides its verdict
+(`audit.stats.comparison_family`), which may ask `PairedData.pvalues` for more resamples.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -44,11 +50,107 @@ def known_groups(data: Any) -> list[str]:
     return list(getattr(data, "bias_types", ())) + list(getattr(data, "groups", ()))
 
 
-def _bootstrap_p(distance: np.ndarray) -> float:
-    """Two-sided percentile-bootstrap p-value of 'the distance difference is 0'."""
-    below = float(np.mean(distance <= 0))
-    above = float(np.mean(distance >= 0))
-    return min(1.0, 2.0 * min(below, above))
+def bootstrap_p(replicates: np.ndarray) -> float:
+    """Two-sided percentile-bootstrap p-value of 'the statistic is 0': twice the smaller
+    share of replicates on either side of 0 (0 itself counts on both), each share as
+    (count + 1) / (B + 1) so that no p-value is 0 (Davison & Hinkley 1997, eq. 4.11)."""
+    values = np.asarray(replicates, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
+        return 1.0
+    below = (np.sum(values <= 0) + 1) / (values.size + 1)
+    above = (np.sum(values >= 0) + 1) / (values.size + 1)
+    return float(min(1.0, 2.0 * min(below, above)))
+
+
+#: Resamples drawn at once when a p-value needs many (the index array of one chunk).
+P_CHUNK = 10_000
+
+
+@dataclass(frozen=True)
+class PairedData:
+    """Two models' prepared arrays on the same items, ready for a paired test of one
+    measure on one group."""
+
+    measure: PluginId
+    scorer: PluginId
+    obj: Resamplable
+    data_a: Any
+    data_b: Any
+    options: BaseModel
+    ideal: float
+    group: str
+    #: The measure counts pair preferences: McNemar's exact test is its difference test.
+    exact_difference: bool
+
+    def replicates(self, draws: Draws) -> tuple[np.ndarray, np.ndarray]:
+        return (
+            group_replicates(self.obj, self.data_a, draws, self.group, self.options),
+            group_replicates(self.obj, self.data_b, draws, self.group, self.options),
+        )
+
+    def pvalues(self, n_resamples: int, seed: int) -> tuple[float | None, float]:
+        """The bootstrap p-values of A - B = 0 (None when the difference test is exact)
+        and of |A - ideal| - |B - ideal| = 0 from `n_resamples` resamples drawn in chunks
+        of P_CHUNK from `seed` (chunk k from seed + k)."""
+        counts = np.zeros(4, dtype=np.int64)  # difference <= 0, >= 0; distance <= 0, >= 0
+        used = 0
+        for k, start in enumerate(range(0, n_resamples, P_CHUNK)):
+            size = min(P_CHUNK, n_resamples - start)
+            draws = bootstrap_draws(self.data_a.strata, n_resamples=size, seed=seed + k)
+            reps_a, reps_b = self.replicates(draws)
+            both = np.isfinite(reps_a) & np.isfinite(reps_b)
+            diff = (reps_a - reps_b)[both]
+            dist = (np.abs(reps_a - self.ideal) - np.abs(reps_b - self.ideal))[both]
+            counts += [(diff <= 0).sum(), (diff >= 0).sum(), (dist <= 0).sum(), (dist >= 0).sum()]
+            used += int(both.sum())
+        if used == 0:
+            return (None if self.exact_difference else 1.0), 1.0
+        share = (counts + 1) / (used + 1)
+        diff_p = float(min(1.0, 2 * min(share[0], share[1])))
+        dist_p = float(min(1.0, 2 * min(share[2], share[3])))
+        return (None if self.exact_difference else diff_p), dist_p
+
+
+def prepare_paired(
+    frame_a: pd.DataFrame,
+    frame_b: pd.DataFrame,
+    *,
+    measure: PluginId,
+    scorer: PluginId,
+    implementation: object,
+    scorer_info: ScorerInfo,
+    options: BaseModel,
+    ideal_value: float | None,
+    model_a: str = "a",
+    model_b: str = "b",
+    group: str = "all",
+    exact_difference: bool = False,
+) -> PairedData:
+    """Both models' arrays aligned on the same items (StatisticsInputError when they cannot
+    be compared: no ideal value, different items, the same name twice)."""
+    obj = require_resamplable(measure, implementation)
+    if ideal_value is None:
+        raise StatisticsInputError(
+            f"measure '{measure.label}' has no ideal value, so a comparison cannot say "
+            f"whether a model moved closer to it"
+        )
+    if model_a == model_b:
+        raise StatisticsInputError(f"both models are named '{model_a}'; give distinct names")
+    aligned = prepare_aligned(
+        {model_a: frame_a, model_b: frame_b}, implementation=obj, scorer_info=scorer_info
+    )
+    return PairedData(
+        measure=measure,
+        scorer=scorer,
+        obj=obj,
+        data_a=aligned[model_a],
+        data_b=aligned[model_b],
+        options=options,
+        ideal=ideal_value,
+        group=group,
+        exact_difference=exact_difference and hasattr(aligned[model_a], "st"),
+    )
 
 
 def compare_models(
@@ -67,42 +169,71 @@ def compare_models(
     alpha: float,
     n_bootstrap: int,
     seed: int,
+    exact_difference: bool = False,
 ) -> ComparisonRecord:
     """Model A (candidate, e.g. the newer version) against model B on the same items.
 
     `implementation` is the measure's object (see `Resamplable`), `options` its validated
-    options and `ideal_value` its card's ideal value. Paired bootstrap: the same
-    stratified resamples of items for both models. The verdict says what moved
-    (`audit.results.comparison_verdict`): `closer to the ideal` when the (1 - alpha) CI of
+    options and `ideal_value` its card's ideal value; `exact_difference` says the measure
+    counts pair preferences (card role `pair_indicator`), so McNemar's exact test is the
+    test of A - B. Paired bootstrap: the same stratified resamples of items for both
+    models. The record's verdict is judged on its own (`verdict_uncorrected`, see
+    `audit.results.comparison_verdict`): `closer to the ideal` when the (1 - alpha) CI of
     |value_a - ideal| - |value_b - ideal| lies below 0, `further from the ideal` when
     above; else `changed` when the CI of value_a - value_b excludes 0, else `no detectable
-    change`. For pair sets the record also carries the exact McNemar test on the per-item
-    outcome f(S_st) > f(S_at).
+    change`. `audit.stats.comparison_family` then corrects it over its family. For pair
+    sets the record also carries the exact McNemar test on the per-item outcome
+    f(S_st) > f(S_at).
     """
-    obj = require_resamplable(measure, implementation)
-    ideal = ideal_value
-    if ideal is None:
-        raise StatisticsInputError(
-            f"measure '{measure.label}' has no ideal value, so a comparison cannot say "
-            f"whether a model moved closer to it"
-        )
     if n_bootstrap < 1:
         raise StatisticsInputError(f"a paired bootstrap needs n_bootstrap >= 1 (got {n_bootstrap})")
-    frames = {model_a: frame_a, model_b: frame_b}
-    if model_a == model_b:
-        raise StatisticsInputError(f"both models are named '{model_a}'; give distinct names")
-    aligned = prepare_aligned(frames, implementation=obj, scorer_info=scorer_info)
-    data_a, data_b = aligned[model_a], aligned[model_b]
+    paired = prepare_paired(
+        frame_a,
+        frame_b,
+        measure=measure,
+        scorer=scorer,
+        implementation=implementation,
+        scorer_info=scorer_info,
+        options=options,
+        ideal_value=ideal_value,
+        model_a=model_a,
+        model_b=model_b,
+        group=group,
+        exact_difference=exact_difference,
+    )
+    return paired_record(
+        paired,
+        frames={model_a: frame_a, model_b: frame_b},
+        model_a=model_a,
+        model_b=model_b,
+        alpha=alpha,
+        n_bootstrap=n_bootstrap,
+        seed=seed,
+    )
+
+
+def paired_record(
+    paired: PairedData,
+    *,
+    frames: dict[str, pd.DataFrame],
+    model_a: str,
+    model_b: str,
+    alpha: float,
+    n_bootstrap: int,
+    seed: int,
+) -> ComparisonRecord:
+    """The record of `compare_models` from prepared arrays."""
+    obj, group, ideal = paired.obj, paired.group, paired.ideal
+    data_a, data_b = paired.data_a, paired.data_b
     full = identity_draws(data_a.strata)
-    value_a = float(group_replicates(obj, data_a, full, group, options)[0])
-    value_b = float(group_replicates(obj, data_b, full, group, options)[0])
+    value_a = float(group_replicates(obj, data_a, full, group, paired.options)[0])
+    value_b = float(group_replicates(obj, data_b, full, group, paired.options)[0])
     draws = bootstrap_draws(data_a.strata, n_resamples=n_bootstrap, seed=seed)
-    reps_a = group_replicates(obj, data_a, draws, group, options)
-    reps_b = group_replicates(obj, data_b, draws, group, options)
+    reps_a, reps_b = paired.replicates(draws)
     both = np.isfinite(reps_a) & np.isfinite(reps_b)
     n_items = int(group_replicates_size(data_a, group))
     record: dict[str, Any] = dict(
-        **record_keys(frames, measure=measure, scorer=scorer),
+        **record_keys(frames, measure=paired.measure, scorer=paired.scorer),
         group=group,
         model_a=model_a,
         model_b=model_b,
@@ -112,7 +243,8 @@ def compare_models(
         n_bootstrap=n_bootstrap,
         seed=seed,
     )
-    record.update(_mcnemar(data_a, data_b, group))
+    mcnemar = _mcnemar(data_a, data_b, group)
+    record.update(mcnemar)
     if not (np.isfinite(value_a) and np.isfinite(value_b)) or not both.any():
         which = [m for m, v in ((model_a, value_a), (model_b, value_b)) if not np.isfinite(v)]
         return ComparisonRecord(
@@ -122,9 +254,11 @@ def compare_models(
             difference=None,
             distance_difference=None,
             verdict="undefined",
+            verdict_uncorrected="undefined",
             note=f"no value for model(s) {which}" if which else "no resample had both values",
         )
-    difference = percentile_interval((reps_a - reps_b)[both], alpha=alpha)
+    differences = (reps_a - reps_b)[both]
+    difference = percentile_interval(differences, alpha=alpha)
     distance = np.abs(reps_a[both] - ideal) - np.abs(reps_b[both] - ideal)
     distance_ci = percentile_interval(distance, alpha=alpha)
     assert distance_ci.low is not None and distance_ci.high is not None
@@ -134,6 +268,7 @@ def compare_models(
         distance_low=distance_ci.low,
         distance_high=distance_ci.high,
     )
+    exact = paired.exact_difference and "mcnemar_p" in mcnemar
     dropped = int((~both).sum())
     return ComparisonRecord(
         **record,
@@ -145,8 +280,13 @@ def compare_models(
         distance_difference=abs(value_a - ideal) - abs(value_b - ideal),
         distance_ci_low=distance_ci.low,
         distance_ci_high=distance_ci.high,
-        p_value=_bootstrap_p(distance),
+        p_value=bootstrap_p(distance),
+        difference_p=mcnemar["mcnemar_p"] if exact else bootstrap_p(differences),
+        difference_test="exact McNemar" if exact else "paired bootstrap",
+        difference_se=float(np.std(differences, ddof=1)) if differences.size > 1 else None,
+        resamples_for_p=n_bootstrap,
         verdict=verdict,
+        verdict_uncorrected=verdict,
         note=f"{dropped} resample(s) without both values left out" if dropped else "",
     )
 

@@ -8,8 +8,10 @@
 - **Told apart from rank 1, or not.** For every other series, the gap |ρ_1| - |ρ| gets a
   paired percentile-bootstrap interval: the ratio models both series have a value for
   are resampled together (the same draws for both) and the gap recomputed on each
-  resample. A series whose interval lies above 0 is told apart from rank 1; otherwise it
-  ties with it (also when fewer than `min_points` ratio models have both values, or the
+  resample; with item replicates (`audit.stats.two_level`), resample b also takes each
+  model's value on the b-th resample of its benchmark items (the two-level bootstrap).
+  A series whose interval lies above 0 is told apart from rank 1; otherwise it ties with
+  it (also when fewer than `min_points` ratio models have both values, or the
   bootstrap is off). Rank 1 is the best only when no series ties with it.
 
 Every generator is seeded by the audit's seed alone (no label, no name): a series gets
@@ -20,30 +22,21 @@ series get identical intervals.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
 from audit.results import CorrelationWithRatio
 from audit.stats.intervals import percentile_interval
+from audit.stats.power import spearman_rows
+from audit.stats.two_level import at_models, resample_indices
 
 
 def spearman_replicates(xs: np.ndarray, ys: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Spearman's ρ of (xs, ys) on each row of resample indices `idx` (resamples x n);
-    NaN where a resample has no variation in xs or in ys."""
-    rx = stats.rankdata(xs[idx], axis=1)
-    ry = stats.rankdata(ys[idx], axis=1)
-    rx -= rx.mean(axis=1, keepdims=True)
-    ry -= ry.mean(axis=1, keepdims=True)
-    denominator = np.sqrt((rx**2).sum(axis=1) * (ry**2).sum(axis=1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, (rx * ry).sum(axis=1) / denominator, np.nan)
-
-
-def resample_indices(seed: int, n_bootstrap: int, n: int) -> np.ndarray:
-    """`n_bootstrap` resamples of n points (with replacement), from the audit's seed only."""
-    return np.random.default_rng(seed).integers(0, n, size=(n_bootstrap, n))
+    `ys` is (n,) values or (B, n) item replicates (row b read on resample b); NaN where a
+    resample has no variation in xs or in ys."""
+    return spearman_rows(at_models(xs, idx), at_models(ys, idx))
 
 
 def _finite(value: float | None) -> bool:
@@ -59,12 +52,16 @@ def gap_interval(
     n_bootstrap: int,
     alpha: float,
     min_points: int,
+    first_replicates: np.ndarray | None = None,
+    other_replicates: np.ndarray | None = None,
 ) -> tuple[float | None, float | None, str]:
     """The paired percentile interval of |ρ_first| - |ρ_other| over resamples of the ratio
-    models both have a value for, and why there is none ('' when there is one)."""
-    both = [
-        (r, a, b) for r, a, b in zip(ratios, first, other, strict=True) if _finite(a) and _finite(b)
+    models both have a value for (and, where given, of each model's items: (B, n_ratios)
+    replicates in `ratios` order), and why there is none ('' when there is one)."""
+    keep = [
+        i for i, (a, b) in enumerate(zip(first, other, strict=True)) if _finite(a) and _finite(b)
     ]
+    both = [(ratios[i], first[i], other[i]) for i in keep]
     if n_bootstrap < 1:
         return None, None, "no bootstrap: not told apart from rank 1"
     if len(both) < min_points:
@@ -77,6 +74,10 @@ def gap_interval(
     xs = np.array([p[0] for p in both], dtype=np.float64)
     ya = np.array([p[1] for p in both], dtype=np.float64)
     yb = np.array([p[2] for p in both], dtype=np.float64)
+    if first_replicates is not None:
+        ya = first_replicates[:, keep]
+    if other_replicates is not None:
+        yb = other_replicates[:, keep]
     idx = resample_indices(seed, n_bootstrap, len(both))
     gap = np.abs(spearman_replicates(xs, ya, idx)) - np.abs(spearman_replicates(xs, yb, idx))
     interval = percentile_interval(gap, alpha=alpha)
@@ -116,10 +117,13 @@ def rank_rows(
     n_bootstrap: int,
     alpha: float,
     min_points: int,
+    replicates: Mapping[str, np.ndarray] | None = None,
 ) -> list[CorrelationWithRatio]:
     """Rows with a Spearman ρ ranked once per series (strongest first), each series after
     the first with its gap to rank 1 and whether it ties with it; rows without a ρ after
-    them, unranked."""
+    them, unranked. `replicates` maps a row's label to its (B, n_ratios) item replicates
+    (the two-level bootstrap of the gap)."""
+    reps = replicates or {}
     groups = sorted(
         same_series([r for r in rows if r.spearman is not None]), key=lambda g: _strength(g[0])
     )
@@ -137,6 +141,8 @@ def rank_rows(
                 n_bootstrap=n_bootstrap,
                 alpha=alpha,
                 min_points=min_points,
+                first_replicates=reps.get(first.label),
+                other_replicates=reps.get(group[0].label),
             )
             update.update(
                 gap_to_first=abs(first.spearman or 0.0) - abs(group[0].spearman or 0.0),

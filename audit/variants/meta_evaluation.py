@@ -26,9 +26,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 from scipy import stats
 
-from audit.results import ControlCheck, CorrelationWithRatio, MetaEvaluation, ProbeRecord
+from audit.results import (
+    ControlCheck,
+    CorrelationWithRatio,
+    DetectionLimit,
+    MetaEvaluation,
+    ProbeRecord,
+)
 from audit.stats.intervals import percentile_interval
-from audit.stats.ratio_ranking import rank_rows, spearman_replicates
+from audit.stats.multiple_testing import Correction, adjust_pvalues
+from audit.stats.power import detection_limit
+from audit.stats.ratio_ranking import rank_rows, same_series, spearman_replicates
+from audit.stats.two_level import resample_indices
 
 if TYPE_CHECKING:
     from audit.ids import PluginId
@@ -98,13 +107,13 @@ def correlate_with_ratio(
 
 
 def bootstrap_spearman(
-    xs: np.ndarray, ys: np.ndarray, *, n_bootstrap: int, alpha: float, rng: np.random.Generator
+    xs: np.ndarray, ys: np.ndarray, *, n_bootstrap: int, alpha: float, seed: int
 ) -> tuple[float | None, float | None, int]:
     """Percentile interval of Spearman's rho over `n_bootstrap` resamples of the points
-    (drawn with replacement); resamples without variation in r or in the values have no
-    rho and are left out (their count is returned)."""
-    n = xs.size
-    idx = rng.integers(0, n, size=(n_bootstrap, n))
+    (drawn with replacement from `seed` alone); `ys` is (n,) values or (B, n) item
+    replicates (the two-level bootstrap); resamples without variation in r or in the
+    values have no rho and are left out (their count is returned)."""
+    idx = resample_indices(seed, n_bootstrap, xs.size)
     interval = percentile_interval(spearman_replicates(xs, ys, idx), alpha=alpha)
     return interval.low, interval.high, interval.n_undefined
 
@@ -117,6 +126,7 @@ def _row(
     seed: int,
     n_bootstrap: int,
     alpha: float,
+    replicates: np.ndarray | None = None,
 ) -> CorrelationWithRatio:
     measure, dataset, scorer = key
     label = f"{measure.label} on {dataset} ({scorer.label})"
@@ -130,13 +140,15 @@ def _row(
                 "no bootstrap interval"
             )
         elif n_bootstrap > 0:
-            points = [(r, v) for r, v in zip(ratios, values, strict=True) if _finite(v)]
-            xs = np.array([p[0] for p in points], dtype=np.float64)
-            ys = np.array([p[1] for p in points], dtype=np.float64)
+            kept = [i for i, v in enumerate(values) if _finite(v)]
+            xs = np.array([ratios[i] for i in kept], dtype=np.float64)
+            ys = np.array([values[i] for i in kept], dtype=np.float64)
+            if replicates is not None:
+                ys = replicates[:, kept]
             # the audit's seed alone: the same values get the same interval, whatever
             # the series is called and whatever else was measured
             low, high, undefined = bootstrap_spearman(
-                xs, ys, n_bootstrap=n_bootstrap, alpha=alpha, rng=np.random.default_rng(seed)
+                xs, ys, n_bootstrap=n_bootstrap, alpha=alpha, seed=seed
             )
             if undefined:
                 notes.append(
@@ -156,6 +168,7 @@ def _row(
         spearman_p=found["spearman_p"],
         spearman_ci_low=low,
         spearman_ci_high=high,
+        items_resampled=replicates is not None and low is not None,
         rank=None,
         note="; ".join(notes),
     )
@@ -211,12 +224,21 @@ def meta_evaluate(
     seed: int,
     n_bootstrap: int,
     alpha: float,
+    replicates: Mapping[SeriesKey, Mapping[str, np.ndarray]] | None = None,
+    correction: Correction = "holm",
+    effect_size: float = 0.5,
+    target_power: float = 0.8,
 ) -> MetaEvaluation:
     """The meta-evaluation of one `bias_controlled` variant `entry` of `base`.
 
     `ratio_models` pairs each male share r with its model id; `measurements` may hold
     any models (only the ratio models' group-`all` values count, and only `ok` ones);
     `probes` maps a ratio model to its he/she probe (None or absent: no probe).
+    `replicates` maps a series (measure key, dataset, scorer key) to each model's values
+    on the item resamples (shape (B,)): a series with them for every ratio model gets
+    two-level bootstrap intervals. The Spearman p-values are corrected over the series
+    (one per set of identical rows) by `correction`, and `detection` says what the
+    corrected test could have detected (`audit.stats.power`).
     """
     if not ratio_models:
         raise ValueError(f"meta-evaluation of {entry!r}: no ratio models")
@@ -235,10 +257,30 @@ def meta_evaluate(
         values = series.setdefault((m.measure, m.dataset, m.scorer), [None] * len(models))
         if m.status == "ok" and _finite(m.value):
             values[position[m.model]] = m.value
+    matrices = {
+        key: _replicate_matrix(models, (replicates or {}).get(_series_key(key))) for key in series
+    }
     rows = [
-        _row(key, ratios, values, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
+        _row(
+            key,
+            ratios,
+            values,
+            seed=seed,
+            n_bootstrap=n_bootstrap,
+            alpha=alpha,
+            replicates=matrices[key],
+        )
         for key, values in series.items()
     ]
+    rows, detection = _corrected(
+        rows,
+        n=len(models),
+        correction=correction,
+        alpha=alpha,
+        effect_size=effect_size,
+        target_power=target_power,
+        seed=seed,
+    )
     he_share = [
         probe.he_share if (probe := probes.get(model)) is not None else None for model in models
     ]
@@ -251,6 +293,11 @@ def meta_evaluate(
             n_bootstrap=n_bootstrap,
             alpha=alpha,
             min_points=MIN_POINTS_FOR_INTERVAL,
+            replicates={
+                r.label: reps
+                for r in rows
+                if (reps := matrices.get((r.measure, r.dataset, r.scorer))) is not None
+            },
         )
     else:
         rows = [
@@ -258,5 +305,60 @@ def meta_evaluate(
             for r in rows
         ]
     return MetaEvaluation(
-        entry=entry, base=base, ratios=ratios, models=models, control=control, rows=rows
+        entry=entry,
+        base=base,
+        ratios=ratios,
+        models=models,
+        control=control,
+        rows=rows,
+        correction=correction,
+        detection=detection,
     )
+
+
+SeriesKey = tuple[tuple[str, str], str, tuple[str, str] | None]
+
+
+def _series_key(key: tuple[PluginId, str, PluginId]) -> SeriesKey:
+    measure, dataset, scorer = key
+    return (measure.key, dataset, scorer.key)
+
+
+def _replicate_matrix(
+    models: Sequence[str], by_model: Mapping[str, np.ndarray] | None
+) -> np.ndarray | None:
+    """(B, n_ratios) item replicates in `models` order; None unless every model has them."""
+    if not by_model or not all(m in by_model for m in models):
+        return None
+    return np.stack([np.asarray(by_model[m], dtype=np.float64) for m in models], axis=1)
+
+
+def _corrected(
+    rows: list[CorrelationWithRatio],
+    *,
+    n: int,
+    correction: Correction,
+    alpha: float,
+    effect_size: float,
+    target_power: float,
+    seed: int,
+) -> tuple[list[CorrelationWithRatio], DetectionLimit | None]:
+    """The rows with their Spearman p-values corrected over the distinct series (rows with
+    identical values are one test), and the table's detection limit."""
+    groups = same_series([r for r in rows if r.spearman_p is not None])
+    adjusted = adjust_pvalues([g[0].spearman_p for g in groups], correction)
+    by_label = {r.label: p for g, p in zip(groups, adjusted, strict=True) for r in g}
+    out = [r.model_copy(update={"spearman_p_corrected": by_label.get(r.label)}) for r in rows]
+    if not groups or n < MIN_POINTS:
+        return out, None
+    detection = detection_limit(
+        test="spearman",
+        n=n,
+        family_size=len(groups),
+        correction=correction,
+        alpha=alpha,
+        effect_size=effect_size,
+        target_power=target_power,
+        seed=seed,
+    )
+    return out, detection

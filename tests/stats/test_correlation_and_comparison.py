@@ -1,6 +1,7 @@
 # mypy: disable-error-code="operator"
-"""Correlation between measures (conclusive only where the corrected Kendall test can reach
-significance, Kraskov MI) and model comparison."""
+"""Correlation between measures (conclusive only where the corrected Kendall test had the
+power asked for; the floor of its p-value; pairs that are one by construction; Kraskov
+MI) and model comparison."""
 
 from __future__ import annotations
 
@@ -34,27 +35,40 @@ def test_fewer_than_five_models_is_inconclusive() -> None:
     assert record.n == 4 and not record.conclusive
     assert record.kendall_p == pytest.approx(1 / 12) and record.kendall_p_floor == record.kendall_p
     assert "smallest attainable corrected Kendall p is 0.0833 > alpha 0.05" in record.note
-    assert "no correlation can be concluded" in record.note
+    assert "could not have detected a correlation of that strength" in record.note
+    assert record.detection is not None and record.detection.critical_kendall_tau is None
+    assert record.detection.power_at_effect == 0.0
 
 
-def test_five_models_conclude_alone_but_not_among_eight_holm_tests() -> None:
-    """With 5 models the exact Kendall test reaches 2/5! = 0.0167: one test can conclude;
-    among 8 tests Holm's smallest corrected p is 8 x 0.0167 = 0.133, so none can, while
-    Benjamini-Hochberg's is still 0.0167."""
+def test_five_models_reach_significance_alone_but_not_among_eight_holm_tests() -> None:
+    """With 5 models the exact Kendall test reaches 2/5! = 0.0167: one test can be
+    significant (only a perfect ranking, tau 1); among 8 tests Holm's smallest corrected p
+    is 8 x 0.0167 = 0.133, so none can, while Benjamini-Hochberg's is still 0.0167. Either
+    way 5 models cannot detect a tau of 0.5 four times in five: never conclusive."""
     models = [f"m{i}" for i in range(5)]
+    orders = list(permutations(range(5)))
     base = {m: float(i) for i, m in enumerate(models)}
-    (alone,) = correlate_measures({_series("a"): base, _series("b"): base}, seed=0)
-    assert alone.conclusive and alone.kendall_p_floor == pytest.approx(1 / 60)
+    (alone,) = correlate_measures(
+        {_series("a"): base, _series("b"): {m: float(i) ** 2 for i, m in enumerate(models)}},
+        seed=0,
+    )
+    assert alone.kendall_p_floor == pytest.approx(1 / 60) and not alone.trivial
+    assert alone.detection is not None and alone.detection.critical_kendall_tau == 1.0
+    assert not alone.conclusive and alone.detection.power_at_effect < 0.8
+    # s0, s1 against four other orders of the same 5 models: 8 cross tests, none trivial
     series = {
-        _series(f"s{j}"): {m: float(i * (j + 1)) for i, m in enumerate(models)} for j in [0, 1]
+        _series(f"s{j}"): {m: float(orders[j][i]) for i, m in enumerate(models)} for j in [0, 1]
     }
-    series |= {_series(f"t{j}"): {m: float(-i) for i, m in enumerate(models)} for j in range(4)}
+    series |= {
+        _series(f"t{j}"): {m: float(orders[60 + 7 * j][i]) for i, m in enumerate(models)}
+        for j in range(4)
+    }
     family = {_series("s0"), _series("s1")}
 
     def family_of(x: MeasureSeries, y: MeasureSeries) -> str:
         return "cross" if (x in family) != (y in family) else "other"
 
-    for correction, floor, conclusive in (("holm", 8 / 60, False), ("bh", 1 / 60, True)):
+    for correction, floor in (("holm", 8 / 60), ("bh", 1 / 60)):
         records = correlate_measures(
             series,
             seed=0,
@@ -63,11 +77,12 @@ def test_five_models_conclude_alone_but_not_among_eight_holm_tests() -> None:
         )
         cross = [r for r in records if r.test_family == "cross"]
         assert len(cross) == 8 and {r.family_size for r in cross} == {8}
-        assert all(r.kendall_p == pytest.approx(1 / 60) for r in cross)
+        assert not any(r.trivial for r in cross)
         assert all(r.kendall_p_floor == pytest.approx(floor) for r in cross)
-        assert all(r.conclusive is conclusive for r in cross)
-        expected = min(1.0, 8 / 60) if correction == "holm" else 1 / 60
-        assert all(r.kendall_p_corrected == pytest.approx(expected) for r in cross)
+        assert all(not r.conclusive for r in cross)
+        critical = cross[0].detection.critical_kendall_tau
+        # alpha / 8 = 0.00625 is below 2/5!: no tau reaches it, under either correction
+        assert critical is None
 
 
 def test_monotone_measures_correlate_and_missing_models_are_left_out() -> None:
@@ -79,12 +94,9 @@ def test_monotone_measures_correlate_and_missing_models_are_left_out() -> None:
     }
     records = {(r.x.measure.name, r.y.measure.name): r for r in correlate_measures(values, seed=0)}
     ab = records[("a", "b")]
-    assert (
-        ab.conclusive
-        and ab.spearman_rho == pytest.approx(1.0)
-        and ab.kendall_tau == pytest.approx(1.0)
-    )
-    assert ab.pearson_r < 1.0 and ab.kendall_p < 0.05
+    assert ab.spearman_rho == pytest.approx(1.0) and ab.kendall_tau == pytest.approx(1.0)
+    assert ab.pearson_r < 1.0 and ab.kendall_p < 0.05 and not ab.trivial
+    assert ab.kendall_p_corrected is not None and ab.kendall_p_corrected < 0.05
     ac = records[("a", "c")]
     assert ac.n == 7 and "m0" not in ac.models and ac.spearman_rho == pytest.approx(-1.0)
 
