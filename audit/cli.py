@@ -418,11 +418,12 @@ def compare(
     from audit.comparison.matching import parse_pair
     from audit.output_check import check_output_dir
     from audit.report.compare import read_comparison, write_comparison
-    from audit.studies import paired_test
+    from audit.studies import RunComparisonTests
 
     def action() -> tuple[list[Path], list[str]]:
         pairs = [parse_pair(text) for text in pair or []]
-        report = read_comparison(baseline, candidate, paired_test=paired_test, pairs=pairs)
+        tests = RunComparisonTests()
+        report = read_comparison(baseline, candidate, paired_test=tests, pairs=pairs)
         folder = out or Path("reports/compare")
         check_output_dir(folder)
         for warning in report.unread:

@@ -427,3 +427,88 @@ def paired_test(
         exact_difference=entry.has_role("pair_indicator"),
         **settings,
     )
+
+
+class RunComparisonTests:
+    """The paired tests of `audit compare`, then judged together: every record of the
+    comparison is one family ("the candidate against the baseline"), corrected by
+    `correction`, its bootstrap p-values redrawn with more resamples where the correction
+    needs them (`audit.stats.comparison_family`). Called like `paired_test`."""
+
+    FAMILY = "the candidate against the baseline"
+
+    def __init__(self, correction: Correction = "holm", power: float = 0.8) -> None:
+        self.correction = correction
+        self.power = power
+        self._retests: dict[tuple[object, ...], Callable[[int], tuple[float | None, float]]] = {}
+
+    @staticmethod
+    def _key(record: ComparisonRecord) -> tuple[object, ...]:
+        return (
+            record.model_a,
+            record.model_b,
+            record.measure.key,
+            record.dataset,
+            record.scorer.key,
+            record.group,
+        )
+
+    def __call__(
+        self,
+        frame_a: pd.DataFrame,
+        frame_b: pd.DataFrame,
+        *,
+        measure: PluginId,
+        scorer: PluginId,
+        **settings: Unpack[PairedSettings],
+    ) -> ComparisonRecord:
+        try:
+            from audit.measures.catalog import MEASURES
+            from audit.scoring.catalog import SCORERS
+            from audit.stats.comparison import paired_record, prepare_paired
+            from audit.stats.inputs import StatisticsInputError
+        except ImportError as error:
+            raise AuditUserError(f"the measure code cannot be imported ({error})") from None
+        entry = MEASURES.entry(measure.name)
+        if settings["n_bootstrap"] < 1:
+            raise StatisticsInputError(
+                f"a paired bootstrap needs n_bootstrap >= 1 (got {settings['n_bootstrap']})"
+            )
+        paired = prepare_paired(
+            frame_a,
+            frame_b,
+            measure=measure,
+            scorer=scorer,
+            implementation=MEASURES.load(measure.name),
+            scorer_info=SCORERS.entry(scorer.name).info,
+            options=entry.options.model_validate(measure.options),
+            ideal_value=settings["ideal_value"],
+            model_a=settings["model_a"],
+            model_b=settings["model_b"],
+            exact_difference=entry.has_role("pair_indicator"),
+        )
+        record = paired_record(
+            paired,
+            frames={settings["model_a"]: frame_a, settings["model_b"]: frame_b},
+            model_a=settings["model_a"],
+            model_b=settings["model_b"],
+            alpha=settings["alpha"],
+            n_bootstrap=settings["n_bootstrap"],
+            seed=settings["seed"],
+        )
+        self._retests[self._key(record)] = retest_with(paired, seed=settings["seed"])
+        return record
+
+    def judge(self, records: Sequence[ComparisonRecord]) -> list[ComparisonRecord]:
+        """The comparison's records corrected together (untested records pass unchanged)."""
+        from audit.stats.comparison_family import PendingComparison, correct_family
+
+        if not records:
+            return []
+        return correct_family(
+            [PendingComparison(r, self._retests.get(self._key(r))) for r in records],
+            family=self.FAMILY,
+            correction=self.correction,
+            alpha=records[0].alpha,
+            power=self.power,
+        )

@@ -42,7 +42,9 @@ def compare_results(
     names: tuple[str, str] = ("the baseline run", "the candidate run"),
 ) -> RunComparison:
     """Match the runs' models (the `requested_pairs`, (baseline, candidate) ids, when
-    given), list every mismatch, and compare each matched pair.
+    given), list every mismatch, and compare each matched pair. When `paired_test` has a
+    `judge` method, every record is then judged by it in one go (the comparison's family
+    of tests, corrected together; `audit.studies.RunComparisonTests`).
 
     Raises `NothingComparable` (a user error naming the runs by `names`, their models
     and why) when no pair has a single measure to compare, and `AuditUserError` for a
@@ -64,4 +66,10 @@ def compare_results(
         )
     if not comparison.all_records():
         raise nothing_comparable(base, cand, pairs, names=names)
+    judge = getattr(paired_test, "judge", None)
+    if callable(judge):  # the tests of the comparison judged together, as one family
+        judged = iter(judge(comparison.all_records()))
+        comparison.records = {
+            pair: [next(judged) for _ in comparison.records.get(pair, [])] for pair in pairs
+        }
     return comparison

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from audit.report.cards import MeasureCards
-from audit.report.formatting import fmt_bound, join_words, plural
-from audit.results import CorrelationRecord, MeasureSeries
+from audit.report.formatting import fmt_bound, fmt_num, fmt_pct, join_words, plural
+from audit.results import CorrelationRecord, DetectionLimit, MeasureSeries
 
 #: For people: each correction's name.
 CORRECTION_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}
@@ -116,8 +116,11 @@ BODY_CORRELATIONS = 8
 
 
 def significant(record: CorrelationRecord, alpha: float) -> bool:
-    """Any of the record's corrected p-values (Pearson, Spearman, Kendall) at most alpha:
-    a row the body of a report shows first."""
+    """Any of the record's corrected p-values (Pearson, Spearman, Kendall) at most alpha
+    (a pair that is one by construction never is): a row the body of a report shows
+    first."""
+    if record.trivial:
+        return False
     corrected = (
         record.pearson_p_corrected,
         record.spearman_p_corrected,
@@ -129,3 +132,113 @@ def significant(record: CorrelationRecord, alpha: float) -> bool:
 def strength(record: CorrelationRecord) -> float:
     """|Kendall τ| (0 without one): the order in which a shortened table keeps rows."""
     return abs(record.kendall_tau or 0.0)
+
+
+def detection_words(detection: DetectionLimit, *, statistic: str = "τ") -> str:
+    """'with 12 models and 24 tests corrected by Holm, |τ| had to reach 0.67 to be
+    significant; the test's power was 19% at τ 0.5 and 3% at τ 0.3'."""
+    method = CORRECTION_NAMES.get(detection.correction or "", "")
+    tests = plural(detection.family_size, "test")
+    corrected = f" corrected by {method}" if method else " (uncorrected)"
+    critical = (
+        detection.critical_kendall_tau
+        if detection.test == "kendall"
+        else detection.critical_spearman_rho
+    )
+    symbol = "τ" if detection.test == "kendall" else "ρ"
+    reach = (
+        f"|{symbol}| had to reach {fmt_num(critical, 2)} to be significant"
+        if critical is not None
+        else f"no |{symbol}| could be significant"
+    )
+    shown = sorted(detection.power, key=lambda p: -p.tau)
+    powers = join_words([f"{fmt_pct(p.power)} at τ {fmt_bound(p.tau)}" for p in shown])
+    return (
+        f"with {plural(detection.n, 'model')} and {tests}{corrected}, {reach}; the test's "
+        f"power was {powers}"
+    )
+
+
+def detection_short(detection: DetectionLimit) -> str:
+    """Page 1's form: 'with 12 models and 24 tests (Holm), |τ| had to reach 0.67; power
+    19% at τ 0.5'."""
+    method = CORRECTION_NAMES.get(detection.correction or "", "uncorrected")
+    critical = (
+        detection.critical_kendall_tau
+        if detection.test == "kendall"
+        else detection.critical_spearman_rho
+    )
+    symbol = "τ" if detection.test == "kendall" else "ρ"
+    reach = (
+        f"|{symbol}| had to reach {fmt_num(critical, 2)}"
+        if critical is not None
+        else f"no |{symbol}| could be significant"
+    )
+    text = f"with {plural(detection.n, 'model')} and {plural(detection.family_size, 'test')} "
+    text += f"({method}), {reach}"
+    if detection.powered:
+        return text + (
+            f"; power {fmt_pct(detection.power_at_effect)} at τ {fmt_bound(detection.effect_size)}"
+        )
+    return text + f": {undetectable_words(detection)}"
+
+
+def undetectable_words(detection: DetectionLimit) -> str:
+    """'this study could not have detected a correlation of τ 0.5 (power 19% < 80%)'."""
+    return (
+        f"this study could not have detected a correlation of τ {fmt_bound(detection.effect_size)}"
+        f" (power {fmt_pct(detection.power_at_effect)} < {fmt_pct(detection.target_power)})"
+    )
+
+
+def best_detection(records: Sequence[CorrelationRecord]) -> DetectionLimit | None:
+    """The detection limit of the table's most powerful test (the most models)."""
+    found = [r.detection for r in records if r.detection is not None]
+    return max(found, key=lambda d: (d.power_at_effect, d.n), default=None)
+
+
+def counted(records: Sequence[CorrelationRecord]) -> list[CorrelationRecord]:
+    """The records that are findings: tested, and not one by construction."""
+    return [r for r in records if not r.trivial and r.kendall_tau is not None]
+
+
+def trivial_sentence(records: Sequence[CorrelationRecord]) -> str:
+    """How many pairs are one by construction and left out of every count."""
+    trivial = [r for r in records if r.trivial]
+    if not trivial:
+        return ""
+    return (
+        f"{plural(len(trivial), 'pair')} {'is' if len(trivial) == 1 else 'are'} one by "
+        "construction (identical series, a rescaling, or two measures from the same "
+        "Gaussian fits) and not counted"
+    )
+
+
+def tau_with_interval(record: CorrelationRecord) -> str:
+    """'τ -0.55 [-0.81, -0.12]' (the two-level bootstrap interval when there is one)."""
+    text = f"τ {fmt_num(record.kendall_tau, 2)}"
+    if record.kendall_tau_ci_low is not None and record.kendall_tau_ci_high is not None:
+        text += (
+            f" [{fmt_num(record.kendall_tau_ci_low, 2)}, {fmt_num(record.kendall_tau_ci_high, 2)}]"
+        )
+    return text
+
+
+def interval_words(records: Sequence[CorrelationRecord]) -> str:
+    """Which noise the table's τ intervals cover."""
+    with_ci = [r for r in records if r.kendall_tau_ci_low is not None]
+    if not with_ci:
+        return ""
+    items = all(r.items_resampled for r in with_ci) and all(
+        len(r.items_resampled) == 2 for r in with_ci
+    )
+    if items:
+        return (
+            "Intervals: two-level bootstrap, the models resampled and within each model the "
+            "items of both measures."
+        )
+    return (
+        "Intervals: bootstrap over the models; the items are resampled within each model "
+        "only for the measures named in each cell's note, so the other measures' item noise "
+        "is left out."
+    )

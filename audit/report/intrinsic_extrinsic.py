@@ -3,16 +3,26 @@ table (one row per intrinsic measure x scorer, one column per extrinsic task) an
 page-1 sentence, both from the `correlations` of results.json whose one measure is
 extrinsic and the other intrinsic (by their cards' roles).
 
-Page 1 quotes corrected p-values, and names a strongest pair only when some pair's
-corrected Kendall test can reach significance with its number of models at all; otherwise
-it says the study has too few models to conclude anything.
+Page 1 quotes corrected p-values, the strongest pair with its two-level bootstrap
+interval, and what the study could have detected (`CorrelationRecord.detection`): unless
+the test had the power the spec asks for at its effect size, the sentence says the study
+could not have detected a correlation of that strength, never that the measures do not
+predict the downstream bias. Pairs that are one by construction are not counted.
 """
 
 from __future__ import annotations
 
 from audit.report import cells
 from audit.report import correlation_words as words
-from audit.report.formatting import fmt_num, fmt_p, join_words, plural
+from audit.report.formatting import (
+    fmt_bound,
+    fmt_num,
+    fmt_p,
+    fmt_pct,
+    join_words,
+    plural,
+    upper_first,
+)
 from audit.report.index import MeasurementIndex, unique
 from audit.report.model import Table
 from audit.results import CorrelationRecord, MeasureSeries
@@ -58,9 +68,10 @@ def correlation_table(index: MeasurementIndex) -> Table | None:
         caption="Kendall τ (raw p; corrected p) across the models with both values; every "
         "measure enters as "
         "each model's distance to its ideal value (the direction under each name). "
-        f"{words.correction_sentence(found)} Pearson and Spearman are in each cell's note "
-        f"and in Correlation between measures. {KANEKO_2022}, Table 2, found weak "
-        "correlations for most pairs.",
+        f"{words.correction_sentence(found)} "
+        + _limit_caption(found)
+        + f"Pearson and Spearman are in each cell's note and in Correlation between measures. "
+        f"{KANEKO_2022}, Table 2, found weak correlations for most pairs.",
         columns=["Intrinsic measure", *(words.series_name(index.cards, c) for c in columns)],
     )
     if excluded := words.excluded_sentence(found):
@@ -78,8 +89,12 @@ def correlation_table(index: MeasurementIndex) -> Table | None:
                 f"{fmt_num(c.spearman_rho, 2)} (p {fmt_p(c.spearman_p)}, corr. "
                 f"{fmt_p(c.spearman_p_corrected)})"
             )
-            if not c.conclusive:
-                note = f"too few models to conclude: {c.note or 'no test'}; {note}"
+            if c.kendall_tau_ci_low is not None:
+                note = f"{words.tau_with_interval(c)}; {note}"
+            if c.trivial:
+                note = f"not a finding: {c.trivial}; {note}"
+            elif not c.conclusive:
+                note = f"underpowered: {c.note or 'no test'}; {note}"
             tau = "—" if c.kendall_tau is None else fmt_num(c.kendall_tau, 2)
             line.append(
                 cells.Cell(
@@ -109,8 +124,23 @@ def correlation_table(index: MeasurementIndex) -> Table | None:
     )
 
 
+def _limit_caption(found: list[CorrelationRecord]) -> str:
+    """The table's detection limit and what its intervals cover, for its caption."""
+    detection = words.best_detection(words.counted(found))
+    parts = []
+    if detection is not None:
+        parts.append(upper_first(words.detection_words(detection)) + ".")
+        if not detection.powered:
+            parts.append(upper_first(words.undetectable_words(detection)) + ".")
+    if interval := words.interval_words(found):
+        parts.append(interval)
+    return " ".join(parts) + (" " if parts else "")
+
+
 def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]) -> str:
-    """What the intrinsic-extrinsic correlations showed, from their corrected numbers."""
+    """What the intrinsic-extrinsic correlations showed, from their corrected numbers, and
+    what the study could have detected: a study without the power asked for never says
+    that the measures do not predict the downstream bias."""
     alpha = index.result.alpha
     excluded = unique(e.model for c in found for e in c.excluded)
     left_out = (
@@ -119,24 +149,27 @@ def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]
         else ""
     )
     n = max(c.n for c in found)
-    tested = [c for c in found if c.kendall_tau is not None]
     if any(c.correction is None for c in found):
         return _before_2_3(found, n)
-    conclusive = [c for c in tested if c.conclusive]
-    if not conclusive:
+    tested = words.counted(found)
+    detection = words.best_detection(tested)
+    if detection is None:
+        return _before_4_0(index, found, n, alpha) + left_out
+    if detection.critical_kendall_tau is None:
         return (
             f"{plural(len(found), 'intrinsic-extrinsic pair')} over up to {plural(n, 'model')}: "
             "the study has too few models to conclude anything about whether the intrinsic "
-            f"measures track the downstream bias ({words.too_few_sentence(found, alpha)})."
-            + left_out
+            f"measures track the downstream bias ({words.too_few_sentence(found, alpha)}); "
+            f"{words.undetectable_words(detection)}." + left_out
         )
     taus = [c.kendall_tau for c in tested if c.kendall_tau is not None]
-    strongest = max(conclusive, key=lambda c: abs(c.kendall_tau or 0.0))
-    significant = [
-        c
-        for c in conclusive
-        if c.kendall_p_corrected is not None and c.kendall_p_corrected <= alpha
-    ]
+    if not taus:
+        return (
+            f"{plural(len(found), 'intrinsic-extrinsic pair')} over up to {plural(n, 'model')}:"
+            " no pair has a Kendall test." + left_out
+        )
+    strongest = max(tested, key=lambda c: abs(c.kendall_tau or 0.0))
+    significant = [c for c in tested if words.significant(c, alpha)]
     method = words.correction_name(strongest) or "no correction"
     mixed = [c for c in found if c.mixes_families]
     mixed_text = (
@@ -145,18 +178,53 @@ def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]
         if mixed
         else ""
     )
-    return (
+    text = (
         f"across up to {plural(n, 'model')}, Kendall τ between the intrinsic measures' and "
         f"the extrinsic ones' distances to their ideal values ranged from {min(taus):.2f} to "
         f"{max(taus):.2f}; the strongest was "
         f"{words.series_name(index.cards, strongest.x)} with "
         f"{words.series_name(index.cards, strongest.y)} "
-        f"(τ {fmt_num(strongest.kendall_tau, 2)}, p {fmt_p(strongest.kendall_p_corrected)} "
+        f"({words.tau_with_interval(strongest)}, p {fmt_p(strongest.kendall_p_corrected)} "
         f"corrected by {method} over {plural(strongest.family_size or 0, 'test')}); "
-        f"{len(significant)} of {len(tested)} pairs had a corrected p <= {alpha:g}. An "
-        "intrinsic measure can rank these models differently from their downstream bias."
-        + mixed_text
-        + left_out
+        f"{len(significant)} of {len(tested)} pairs had a corrected p <= {alpha:g}."
+    )
+    limit = words.detection_words(detection)
+    if significant:
+        text += (
+            f" An intrinsic measure can rank these models as their downstream bias does; {limit}."
+        )
+    elif detection.powered:
+        text += (
+            f" With {fmt_pct(detection.power_at_effect)} power at τ "
+            f"{fmt_bound(detection.effect_size)} ({limit}), a correlation that strong would "
+            "most likely have been found: any there is, is weaker."
+        )
+    else:
+        text += (
+            f" That is no evidence that the intrinsic measures do not predict the downstream "
+            f"bias: {words.undetectable_words(detection)}; {limit}."
+        )
+    if trivial := words.trivial_sentence(found):
+        text += f" {upper_first(trivial)}."
+    return text + mixed_text + left_out
+
+
+def _before_4_0(
+    index: MeasurementIndex, found: list[CorrelationRecord], n: int, alpha: float
+) -> str:
+    """A file written before results_version 4.0: corrected p-values, but no power."""
+    tested = [c for c in found if c.kendall_tau is not None]
+    taus = [c.kendall_tau for c in tested if c.kendall_tau is not None]
+    significant = [
+        c for c in tested if c.kendall_p_corrected is not None and c.kendall_p_corrected <= alpha
+    ]
+    spread = f": Kendall τ from {min(taus):.2f} to {max(taus):.2f}" if taus else ""
+    return (
+        f"{plural(len(found), 'intrinsic-extrinsic pair')} over up to {plural(n, 'model')}"
+        f"{spread}; {len(significant)} of {len(tested)} had a corrected p <= {alpha:g}. The "
+        "power of these tests was not computed (results written before 4.0), so a pair "
+        "without a significant correlation says nothing about whether the measures predict "
+        "the downstream bias; rerun the audit to see what it could have detected."
     )
 
 

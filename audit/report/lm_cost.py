@@ -188,7 +188,8 @@ def lm_cost_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
             )
         )
     if not damaged and not unclear:
-        largest = max(section.records, key=lambda r: r.ratio)
+        # the largest change either way, by its absolute size
+        largest = max(section.records, key=lambda r: abs(r.ratio - 1))
         blocks.append(
             SummaryBlock(
                 heading="Language-modelling cost.",

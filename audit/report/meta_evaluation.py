@@ -10,8 +10,9 @@ from typing import Any
 import pandas as pd
 
 from audit.report import cells
+from audit.report import correlation_words as words
 from audit.report.charts import probe_chart, small_multiples
-from audit.report.formatting import fmt_num, plain, plural
+from audit.report.formatting import fmt_num, fmt_p, fmt_pct, plain, plural, upper_first
 from audit.report.index import MeasurementIndex, unique
 from audit.report.model import Chart, Section, SummaryBlock, Table
 from audit.report.tables import slug
@@ -98,11 +99,22 @@ def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Ta
     worked = meta.control.worked
     level = fmt_num(100 * (1 - index.result.alpha), 0)
     resamples = index.result.audit.bootstrap.resamples
+    two_level = any(r.items_resampled for r in meta.rows)
+    over = (
+        "two-level bootstrap: the ratio models resampled, and within each its benchmark items"
+        if two_level
+        else "bootstrap over the ratio models (each model's value taken as exact: the item "
+        "noise is left out)"
+    )
     caption = (
         f"Correlation between r and each measure across the {len(meta.models)} ratio models; "
-        f"n: ratio models with a value. The interval of ρ is a {level}% percentile bootstrap "
-        f"over the ratio models ({resamples:,} seeded resamples, none below 5 models)."
+        f"n: ratio models with a value. The intervals of ρ and of |ρ₁| − |ρ| are {level}% "
+        f"percentile intervals of a {over} ({resamples:,} seeded resamples, none below 5 "
+        "models). p: raw; the Spearman p is corrected over the series "
+        f"({_correction_name(meta)}), raw under it."
     )
+    if meta.detection is not None:
+        caption += " " + upper_first(words.detection_words(meta.detection)) + "."
     if worked:
         caption = (
             "Ranked by |Spearman ρ| (ties by |Pearson r|): rank 1 follows the controlled bias "
@@ -151,7 +163,7 @@ def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Ta
                 cells.number(row.pearson, 2),
                 cells.pvalue(row.pearson_p),
                 cells.interval(row.spearman, row.spearman_ci_low, row.spearman_ci_high, 2),
-                cells.pvalue(row.spearman_p),
+                _spearman_p(row),
                 cells.interval(
                     row.gap_to_first, row.gap_to_first_ci_low, row.gap_to_first_ci_high, 2
                 ),
@@ -167,6 +179,59 @@ def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Ta
             "cell_labels": labels,
         }
     )
+
+
+def _correction_name(meta: MetaEvaluation) -> str:
+    return words.CORRECTION_NAMES.get(meta.correction or "", "not corrected: before 4.0")
+
+
+def _spearman_p(row: CorrelationWithRatio) -> cells.Cell:
+    """The corrected Spearman p with the raw one under it (a file before 4.0: raw only)."""
+    if row.spearman_p_corrected is None:
+        return cells.pvalue(row.spearman_p)
+    return cells.text(fmt_p(row.spearman_p_corrected), sub=f"raw {fmt_p(row.spearman_p)}")
+
+
+def following(meta: MetaEvaluation, alpha: float, *, short: bool = False) -> str:
+    """How many distinct series follow r after the correction, and what a series that does
+    not could still hide: 'k of m series follow r significantly (Holm); with 11 ratio
+    models ... could not have detected ...' (`short`: page 1's form)."""
+    series = [s[0] for s in _distinct_series(meta) if s[0].spearman_p_corrected is not None]
+    if not series or meta.detection is None:
+        return ""
+    found = [r for r in series if (r.spearman_p_corrected or 1.0) <= alpha]
+    detection = meta.detection
+    if short:
+        critical = detection.critical_spearman_rho
+        reach = f"|ρ| had to reach {fmt_num(critical, 2)}" if critical is not None else "none could"
+        return (
+            f"{len(found)} of {plural(len(series), 'distinct series', 'distinct series')} follow "
+            f"r after {_correction_name(meta)} ({reach}; power {fmt_pct(detection.power_at_effect)}"
+            f" at τ {detection.effect_size:g})"
+        )
+    text = (
+        f"{len(found)} of the {plural(len(series), 'distinct series', 'distinct series')} "
+        f"follow r significantly ({_correction_name(meta)}-corrected Spearman p <= {alpha:g})"
+    )
+    text += f"; {words.detection_words(detection)}"
+    if len(found) < len(series) and not detection.powered:
+        text += (
+            f", so a series that is not significant may still follow r: "
+            f"{words.undetectable_words(detection)}"
+        )
+    return text
+
+
+def _distinct_series(meta: MetaEvaluation) -> list[list[CorrelationWithRatio]]:
+    """The rows grouped by identical values on every ratio model."""
+    groups: list[list[CorrelationWithRatio]] = []
+    for row in meta.rows:
+        group = next((g for g in groups if g[0].values == row.values), None)
+        if group is None:
+            groups.append([row])
+        else:
+            group.append(row)
+    return groups
 
 
 def table_series(meta: MetaEvaluation) -> list[list[CorrelationWithRatio]]:
@@ -240,6 +305,13 @@ def values_figure(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) ->
     )
 
 
+def _following_block(index: MeasurementIndex, meta: MetaEvaluation) -> list[SummaryBlock]:
+    text = following(meta, index.result.alpha)
+    if not text or not meta.control.worked:
+        return []
+    return [SummaryBlock(heading="What the table could detect.", text=upper_first(text) + ".")]
+
+
 def meta_section(index: MeasurementIndex, meta: MetaEvaluation) -> Section:
     anchor = slug("meta", meta.entry)
     records = [r for r in _ratio_records(index, meta) if r is not None]
@@ -260,7 +332,7 @@ def meta_section(index: MeasurementIndex, meta: MetaEvaluation) -> Section:
         id=anchor,
         title=f"Meta-evaluation: {meta.entry} ({method} of {meta.base})",
         intro=intro,
-        blocks=control_blocks(meta),
+        blocks=control_blocks(meta) + _following_block(index, meta),
         lead_charts=[probe] if probe is not None else [],
         tables=[meta_table(index, meta, anchor)],
         charts=[values] if values is not None else [],

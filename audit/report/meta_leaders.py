@@ -78,9 +78,13 @@ def _abs_rhos(series: list[list[CorrelationWithRatio]]) -> str:
 
 
 def _named(cards: MeasureCards, series: list[list[CorrelationWithRatio]]) -> str:
-    words = [series_words(cards, s) for s in series[:MAX_NAMED]]
-    if len(series) > MAX_NAMED:
-        words.append(f"{len(series) - MAX_NAMED} more")
+    """The tied series as a set with their ranks: 'JSS on CrowS-Pairs (AULA) (rank 2), ...
+    and 6 more (ranks 5, 7, 8, 9, 11 and 13)'."""
+    words = [f"{series_words(cards, s)} (rank {s[0].rank})" for s in series[:MAX_NAMED]]
+    rest = series[MAX_NAMED:]
+    if rest:
+        ranks = join_words([str(s[0].rank) for s in rest])
+        words.append(f"{len(rest)} more (rank{'s' if len(rest) > 1 else ''} {ranks})")
     return join_words(words)
 
 
@@ -120,8 +124,17 @@ def leader_sentence(cards: MeasureCards, meta: MetaEvaluation) -> str:
             f"{_one_series(cards, [top.first])}"
         )
     group = [top.first, *top.tied]
+    tied_ranks = {s[0].rank for s in top.tied}
+    last = max(r for r in tied_ranks if r is not None)
+    apart = [r for r in range(2, last) if r not in tied_ranks]
+    between = (
+        f"; rank{'s' if len(apart) > 1 else ''} {join_words([str(r) for r in apart])}, "
+        f"between them, {'are' if len(apart) > 1 else 'is'} told apart from rank 1"
+        if apart
+        else ""
+    )
     return (
-        f"No measure follows it clearly best: {_named(cards, group)} tie at |ρ| "
-        f"{_abs_rhos(group)} (the strongest: {_rho(top.first[0])}; a paired bootstrap does "
-        f"not tell the others apart from it).{_one_series(cards, group)}"
+        f"No measure follows it clearly best: rank 1, {first} ({_rho(top.first[0])}), is not "
+        f"told apart by a paired bootstrap from {_named(cards, top.tied)}; |ρ| "
+        f"{_abs_rhos(group)} among these {len(group)}{between}.{_one_series(cards, group)}"
     )

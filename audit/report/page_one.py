@@ -13,9 +13,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from audit.report import correlation_words as words
-from audit.report.comparison_verdicts import tally
+from audit.report.comparison_verdicts import (
+    detectable_words,
+    distinct,
+    duplicate_words,
+    family_words,
+    moved_words,
+    tally,
+)
 from audit.report.extrinsic import summary_blocks as extrinsic_summary_blocks
-from audit.report.formatting import fmt_date, fmt_num, fmt_pct, group_name, join_words, plural
+from audit.report.formatting import (
+    fmt_date,
+    fmt_num,
+    fmt_pct,
+    group_name,
+    join_words,
+    plural,
+    upper_first,
+)
 from audit.report.gate_summary import page_one_gates
 from audit.report.headlines import headline_sentence
 from audit.report.index import MeasurementIndex, VariantLookup
@@ -121,20 +136,25 @@ def correlation_block(index: MeasurementIndex) -> SummaryBlock | None:
             "before results_version 3.0), so no conclusion is drawn from them here."
         )
         return SummaryBlock(heading="Correlation between measures.", text=text)
-    conclusive = [c for c in records if c.conclusive and c.kendall_tau is not None]
-    if not conclusive:
-        why = words.too_few_sentence(records, alpha)
-        text = f"{lead}: too few models to conclude anything ({why})."
-        return SummaryBlock(heading="Correlation between measures.", text=text)
-    significant = [
-        c
-        for c in conclusive
-        if c.kendall_p_corrected is not None and c.kendall_p_corrected <= alpha
-    ]
+    detection = words.best_detection(records)
+    if detection is None:  # a file before 4.0: corrected, but no power computed
+        conclusive = [c for c in records if c.conclusive and c.kendall_tau is not None]
+        if not conclusive:
+            why = words.too_few_sentence(records, alpha)
+            text = f"{lead}: too few models to conclude anything ({why})."
+            return SummaryBlock(heading="Correlation between measures.", text=text)
+    tested = words.counted(records)
+    significant = [c for c in tested if words.significant(c, alpha)]
+    method = words.correction_name(records[0])
     text = (
-        f"{lead}: {len(significant)} of the {plural(len(conclusive), 'pair')} with enough "
-        f"models had a corrected Kendall p <= {alpha:g} ({words.correction_name(conclusive[0])})."
+        f"{lead}: {len(significant)} of the {plural(len(tested), 'distinct pair')} significant "
+        f"after {method}"
     )
+    if trivial := words.trivial_sentence(records):
+        text += f"; {trivial}"
+    text += "."
+    if detection is not None:
+        text += f" {upper_first(words.detection_short(detection))}."
     return SummaryBlock(heading="Correlation between measures.", text=text)
 
 
@@ -145,10 +165,14 @@ def comparison_block(index: MeasurementIndex) -> SummaryBlock | None:
     if not records:
         return None
     text = (
-        f"Of {plural(len(records), 'paired comparison')} of one model against another on "
-        f"the same items, the first model was: {tally(records)}."
+        f"Of {plural(len(distinct(records)), 'distinct paired comparison')} of one model "
+        f"with another on the same items ({family_words(records, short=True)}), the later "
+        f"was: {tally(records, short=True)}."
     )
-    return SummaryBlock(heading="Paired comparison of models.", text=text)
+    extra = [detectable_words(records, index.cards), duplicate_words(records)]
+    text += "".join(f" {upper_first(e)}." for e in extra if e)
+    moved = moved_words(records, index.cards)
+    return SummaryBlock(heading="Paired comparison of models.", text=text, items=moved[:MAX_NAMED])
 
 
 def caveat_sentence(caveats: Sequence[Caveat]) -> str:

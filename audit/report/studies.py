@@ -16,7 +16,7 @@ from audit.report.cards import MeasureCards
 from audit.report.charts import heatmap, line_chart
 from audit.report.comparison_verdicts import EMPHASIS as VERDICT_EMPHASIS
 from audit.report.comparison_verdicts import verdict_key
-from audit.report.formatting import fmt_num, fmt_pct, group_name, plural
+from audit.report.formatting import fmt_num, fmt_p, fmt_pct, group_name, plural
 from audit.report.index import VariantLookup
 from audit.report.model import Caveat, Chart, Study, Table
 from audit.results import AuditResult, ComparisonRecord, CorrelationRecord, RobustnessRecord
@@ -332,8 +332,11 @@ def comparison_table(
         id=table_id,
         title=title,
         caption=f"{label_a} against {label_b} on the same items. Paired bootstrap CI of the "
-        f"difference; p: paired-bootstrap test of the distance to the ideal value (McNemar "
-        f"for pair outcomes in brackets). {verdict_key(label_a, label_b)}",
+        f"difference (uncorrected); p dist.: the paired-bootstrap test of the distance to the "
+        f"ideal value; p {label_a} − {label_b}: McNemar's exact test for the bias score, else "
+        "the paired bootstrap; both corrected over the family (raw p under each); detectable: "
+        f"the smallest |{label_a} − {label_b}| the corrected test finds with the stated power. "
+        f"{verdict_key(label_a, label_b)}",
         columns=[
             "Dataset",
             "Measure",
@@ -343,8 +346,9 @@ def comparison_table(
             label_a,
             label_b,
             f"{label_a} − {label_b} (CI)",
-            "p",
-            "McNemar p",
+            "p dist. (corr.)",
+            f"p {label_a} − {label_b} (corr.)",
+            "Detectable",
             f"{label_a} is",
         ],
         key_columns=2,
@@ -376,7 +380,39 @@ def comparison_row(r: ComparisonRecord, cards: MeasureCards) -> list[cells.Cell]
         cells.number(r.value_a, digits),
         cells.number(r.value_b, digits),
         diff,
-        cells.pvalue(r.p_value),
-        cells.pvalue(r.mcnemar_p),
-        cells.verdict(r.verdict, emphasis, note=r.note),
+        *test_cells(r, digits),
+        cells.verdict(r.verdict, emphasis, note=verdict_note(r)),
     ]
+
+
+def test_cells(r: ComparisonRecord, digits: int) -> list[cells.Cell]:
+    """The corrected p of the distance test and of the difference test (raw under each;
+    a file before 4.0 shows its raw p-values alone), and the detectable difference."""
+    if r.correction is None:
+        return [
+            cells.pvalue(r.p_value),
+            cells.pvalue(r.mcnemar_p),
+            cells.text("—", note="not computed (results written before 4.0)"),
+        ]
+    test = "McNemar" if r.difference_test == "exact McNemar" else "bootstrap"
+    detectable = (
+        cells.text("—")
+        if r.detectable_difference is None
+        else cells.text(fmt_num(r.detectable_difference, digits), sub=_power(r))
+    )
+    return [
+        cells.text(fmt_p(r.p_value_corrected), sub=f"raw {fmt_p(r.p_value)}"),
+        cells.text(fmt_p(r.difference_p_corrected), sub=f"raw {fmt_p(r.difference_p)}, {test}"),
+        detectable,
+    ]
+
+
+def _power(r: ComparisonRecord) -> str:
+    return "" if r.detectable_power is None else f"{fmt_pct(r.detectable_power)} power"
+
+
+def verdict_note(r: ComparisonRecord) -> str:
+    """Why a verdict is borderline, or that the record repeats another, and the record's
+    own note."""
+    parts = [f"borderline: {r.borderline_reason}" if r.borderline_reason else "", r.note]
+    return "; ".join(p for p in parts if p)

@@ -4,10 +4,17 @@ bias control work, and which measure follows it best, or which tie)."""
 
 from __future__ import annotations
 
-from audit.report.comparison_verdicts import tally
-from audit.report.formatting import join_words, plural
+from audit.report.comparison_verdicts import (
+    detectable_words,
+    distinct,
+    duplicate_words,
+    family_words,
+    moved_words,
+    tally,
+)
+from audit.report.formatting import join_words, plural, upper_first
 from audit.report.index import MeasurementIndex, unique
-from audit.report.meta_evaluation import control_reason
+from audit.report.meta_evaluation import control_reason, following
 from audit.report.meta_leaders import leader_sentence
 from audit.report.model import SummaryBlock
 from audit.report.variants import base_comparisons
@@ -32,16 +39,33 @@ def summary_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
             f"{plural(len(mine), 'debiased variant')} of {base} ({join_words(methods)}) audited "
             "beside their base"
         )
+        items: list[str] = []
         if against:
-            compared = plural(len(against), "paired comparison")
-            text += f"; against the base on the same items, of {compared}: {tally(against)}"
-        blocks.append(SummaryBlock(heading="Debiased variants.", text=text + ". See Variants."))
+            compared = plural(len(distinct(against)), "distinct paired comparison")
+            text += (
+                f"; of {compared} with the base on the same items "
+                f"({family_words(against, short=True)}): {tally(against, short=True)}"
+            )
+            extra = [detectable_words(against, index.cards), duplicate_words(against)]
+            text += "".join(f". {upper_first(e)}" for e in extra if e)
+            items = moved_words(against, index.cards)
+            if items:
+                text += ". Moved, largest change first"
+        blocks.append(
+            SummaryBlock(
+                heading="Debiased variants.",
+                text=text + (":" if items else ". See Variants."),
+                items=items,
+            )
+        )
     for meta in index.result.meta_evaluations:
         ratios = f"r = {min(meta.ratios):g} to {max(meta.ratios):g}"
         lead = f"{plural(len(meta.models), 'bias-controlled model')} of {meta.base} ({ratios}): "
         if meta.control.worked:
             follow = leader_sentence(index.cards, meta)
             text = f"{lead}the bias control worked: {control_reason(meta)}. {follow}"
+            if found := following(meta, index.result.alpha, short=True):
+                text += f" {upper_first(found)}."
             emphasis = "good"
         else:
             text = (

@@ -14,7 +14,7 @@ import pandas as pd
 
 from audit.report import cells
 from audit.report.charts import small_multiples
-from audit.report.comparison_verdicts import count_verdicts, verdict_key
+from audit.report.comparison_verdicts import count_verdicts, distinct, verdict_key
 from audit.report.corpora import corpora_table
 from audit.report.formatting import fmt_num, fmt_seconds, group_name, join_words, plural
 from audit.report.index import MeasurementIndex, unique
@@ -239,28 +239,30 @@ def variant_comparison_table(index: MeasurementIndex) -> Table | None:
         id="variant-comparison-table",
         title="Variants against their base",
         caption="Each variant against its base on the same items. Paired bootstrap CI of the "
-        "difference; p: paired-bootstrap test of the distance to the ideal value (McNemar's "
-        "test of the pair outcomes where the measure has them). "
+        "difference (uncorrected); p dist.: the paired-bootstrap test of the distance to the "
+        "ideal value; p diff.: McNemar's exact test for the bias score, else the paired "
+        "bootstrap; both corrected over the family (raw p under each); detectable: the "
+        "smallest |variant − base| the corrected test finds with the stated power. "
         + verdict_key("the variant", "its base"),
         columns=[
             "Dataset",
             "Measure",
-            "Variant",
-            "Base",
+            "Variant (of base)",
             "Variant value",
             "Base value",
             "Variant − base (CI)",
-            "p",
-            "McNemar p",
+            "p dist. (corr.)",
+            "p diff. (corr.)",
+            "Detectable",
             "Variant is",
         ],
         key_columns=2,
     )
     for r in records:
         row = comparison_row(r, index.cards)
-        # comparison_row: dataset, measure, "A vs B", group, items, A, B, A - B, p, McNemar
-        # p, verdict; here the two models get a column each, a group joins the measure and
-        # the items join the dataset's note.
+        # comparison_row: dataset, measure, "A vs B", group, items, A, B, A - B, p dist., p
+        # diff., detectable, verdict; here the variant names its method and base under
+        # it, a group joins the measure and the items join the dataset's note.
         measure = row[1]
         if r.group != "all":
             measure = cells.text(f"{measure.text} ({group_name(r.group)})")
@@ -272,8 +274,9 @@ def variant_comparison_table(index: MeasurementIndex) -> Table | None:
             [
                 dataset,
                 measure,
-                cells.text(r.model_a, sub=index.variants.method_words(r.model_a)),
-                cells.text(r.model_b),
+                cells.text(
+                    r.model_a, sub=f"{index.variants.method_words(r.model_a)} of {r.model_b}"
+                ),
                 *row[5:],
             ]
         )
@@ -289,10 +292,11 @@ def variant_tally_table(index: MeasurementIndex) -> Table | None:
     maker = cells.TableMaker(
         id="variant-comparison-tally",
         title="Variants against their base, counted",
-        caption="Per variant, its paired comparisons with its base on the same items (every "
-        "dataset, measure and group), counted by verdict; each comparison is a row of the "
-        "table 'Variants against their base' in the appendix. "
-        + verdict_key("the variant", "its base"),
+        caption="Per variant, its distinct paired comparisons with its base on the same items "
+        "(every dataset, measure and group; one repeated under another measure's name, as the "
+        "bias score and StereoSet's SS, is counted once), counted by verdict after the "
+        "correction over the family; each comparison is a row of the table 'Variants against "
+        "their base' in the appendix. " + verdict_key("the variant", "its base"),
         columns=[
             "Variant",
             "Base",
@@ -300,6 +304,7 @@ def variant_tally_table(index: MeasurementIndex) -> Table | None:
             "Closer to the ideal",
             "Further from the ideal",
             "Changed",
+            "Borderline",
             "No detectable change",
             "Undefined",
         ],
@@ -314,7 +319,7 @@ def variant_tally_table(index: MeasurementIndex) -> Table | None:
             [
                 cells.text(variant, sub=index.variants.method_words(variant)),
                 cells.text(join_words(unique(r.model_b for r in mine))),
-                cells.count(len(mine)),
+                cells.count(len(distinct(mine))),
                 cells.count(counts["closer to the ideal"]),
                 cells.Cell(
                     kind="count",
@@ -322,6 +327,7 @@ def variant_tally_table(index: MeasurementIndex) -> Table | None:
                     emphasis="bad" if counts["further from the ideal"] else "",
                 ),
                 cells.count(counts["changed"]),
+                cells.count(counts["borderline"]),
                 cells.count(counts["no detectable change"]),
                 cells.count(counts["undefined"]),
             ]

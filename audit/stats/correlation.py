@@ -242,8 +242,12 @@ def trivial_reason(
     if first[x] != x or first[y] != y:
         twin = f"'{first[x].label}' with '{first[y].label}'"
         return f"the same series as {twin} under another name: counted once, there"
-    if record.pearson_r is not None and abs(record.pearson_r) >= 1 - 1e-9:
-        return "one series is an exact rescaling of the other on these models (|Pearson r| = 1)"
+    same_scores = x.scorer is not None and (x.dataset, x.scorer) == (y.dataset, y.scorer)
+    if same_scores and record.pearson_r is not None and abs(record.pearson_r) >= 1 - 1e-9:
+        return (
+            "one series is an exact rescaling of the other, from the same scores (|Pearson r| "
+            "= 1 on these models)"
+        )
     return related(x, y)
 
 

@@ -558,6 +558,7 @@ def synthetic_studied_result(scores: pd.DataFrame | None = None) -> AuditResult:
     audit.stats on its scores (bert-base-uncased and roberta-base share the AUL scorer)."""
     from audit.results import MeasureSeries
     from audit.stats.comparison import compare_models
+    from audit.stats.comparison_family import PendingComparison, correct_family
     from audit.stats.correlation import correlate_measures
     from audit.stats.robustness import robustness_study
 
@@ -586,19 +587,28 @@ def synthetic_studied_result(scores: pd.DataFrame | None = None) -> AuditResult:
         for name in ("bias_score", "kls", "jss")
     }
     correlations = correlate_measures(values, seed=0)
-    comparisons = [
-        compare_models(
-            frames["roberta-base"],
-            frames["bert-base-uncased"],
-            **_stats_inputs(base, name, "aul"),
-            model_a="roberta-base",
-            model_b="bert-base-uncased",
-            alpha=0.05,
-            n_bootstrap=200,
-            seed=0,
-        )
-        for name in ("bias_score", "kls")
-    ]
+    comparisons = correct_family(
+        [
+            PendingComparison(
+                compare_models(
+                    frames["roberta-base"],
+                    frames["bert-base-uncased"],
+                    **_stats_inputs(base, name, "aul"),
+                    model_a="roberta-base",
+                    model_b="bert-base-uncased",
+                    alpha=0.05,
+                    n_bootstrap=200,
+                    seed=0,
+                    exact_difference=name == "bias_score",
+                )
+            )
+            for name in ("bias_score", "kls")
+        ],
+        family="models against each other",
+        correction="holm",
+        alpha=0.05,
+        power=0.8,
+    )
     return base.model_copy(
         update={"robustness": robustness, "correlations": correlations, "comparisons": comparisons}
     )

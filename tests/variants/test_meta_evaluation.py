@@ -122,9 +122,7 @@ def test_the_bootstrap_is_seeded_and_the_same_per_series_whatever_else_was_measu
 def test_bootstrap_spearman_covers_the_rho_and_skips_flat_resamples() -> None:
     xs = np.arange(6, dtype=float)
     ys = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 2.0])
-    low, high, undefined = bootstrap_spearman(
-        xs, ys, n_bootstrap=500, alpha=0.05, seed=0
-    )
+    low, high, undefined = bootstrap_spearman(xs, ys, n_bootstrap=500, alpha=0.05, seed=0)
     # a resample without the one 2.0 has no variation in y: left out, counted
     assert undefined > 100
     assert low is not None and high is not None and 0 < low <= high <= 1

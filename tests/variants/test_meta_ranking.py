@@ -116,11 +116,11 @@ def test_overlapping_measures_tie_with_the_strongest_and_a_weak_one_is_told_apar
     top = leaders(meta)
     assert top is not None and not top.clear and len(top.tied) == 3
     assert leader_sentence(CARDS, meta) == (
-        "No measure follows it clearly best: kls on crows_pairs (aula), jss on crows_pairs "
-        "(aula), bias_score = ss on stereoset (sss) and 1 more tie at |ρ| 0.94 to 0.95 (the "
-        "strongest: Spearman 0.95 [0.71, 1.00]; a paired bootstrap does not tell the others "
-        "apart from it). Bias_score and ss have the same values on every ratio model: one "
-        "series, ranked once."
+        "No measure follows it clearly best: rank 1, kls on crows_pairs (aula) (Spearman 0.95 "
+        "[0.71, 1.00]), is not told apart by a paired bootstrap from jss on crows_pairs (aula) "
+        "(rank 2), bias_score = ss on stereoset (sss) (rank 3) and jss on crows_pairs (sss) "
+        "(rank 4); |ρ| 0.94 to 0.95 among these 4. Bias_score and ss have the same values on "
+        "every ratio model: one series, ranked once."
     )
 
 
