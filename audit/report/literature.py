@@ -39,6 +39,7 @@ from audit.report.literature_limits import (
     items_words,
     meta_power_words,
     size_words,
+    task_items_words,
     training_words,
 )
 from audit.report.model import Cell, Section, Table
@@ -104,6 +105,7 @@ def correlation_row(index: MeasurementIndex) -> list[Cell] | None:
     limits = [
         family_words(index, models),
         items_words(index, unique(c.x.dataset for c in found)),
+        task_items_words(index, tasks),
         correlation_power_words(found),
     ]
     if absent:

@@ -249,8 +249,8 @@ SSS_2023 = PaperMeasure("SSS", "bias_score", "sss", "crows_pairs")
 
 #: Kaneko et al. 2023, Table 1 as §4.3 reads it: on BERT, the correlation with the male
 #: share r orders the measures AULA > AUL > CPS > SSS on both corpora (news, books), the
-#: same order as with human-annotated examples; on ALBERT only SSS and CPS swap places
-#: relative to that order (ALBERT's order is not stated in the text available).
+#: same order as with human-annotated examples; on ALBERT the two orders differ only in the
+#: places of SSS and CPS (ALBERT's order itself is not stated in the text available).
 KANEKO_2023_TABLE_1 = MeasureOrder(
     paper=KANEKO_2023,
     table="Table 1",

@@ -15,7 +15,13 @@ from typing import Any
 
 from audit.report.formatting import fmt_num, join_words, plural
 from audit.report.index import MeasurementIndex, unique
-from audit.results import ComparisonRecord, CorrelationRecord, MetaEvaluation, VariantRecord
+from audit.results import (
+    ComparisonRecord,
+    CorrelationRecord,
+    MeasureSeries,
+    MetaEvaluation,
+    VariantRecord,
+)
 
 #: What a results.json written before version 4.0 lacks, in words.
 BEFORE_4 = "results.json before 4.0"
@@ -82,6 +88,19 @@ def items_words(index: MeasurementIndex, datasets: Iterable[str]) -> str:
         else:
             kept, read = fmt_num(record.rows_kept), fmt_num(record.rows_read)
             parts.append(f"{kept} of {read} {title} items")
+    return join_words(parts)
+
+
+def task_items_words(index: MeasurementIndex, series: Iterable[MeasureSeries]) -> str:
+    """'1,800 STS-bias items': the items each extrinsic task measured (the most of any
+    model), from results.json `extrinsic`."""
+    parts = []
+    for s in unique(series):
+        counts = [e.n for e in index.result.extrinsic if e.measure == s.measure]
+        if counts:
+            card = index.cards.card(s.measure)
+            title = s.measure.name if card is None else card.short_title
+            parts.append(f"{fmt_num(max(counts))} {title} items")
     return join_words(parts)
 
 

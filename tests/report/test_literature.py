@@ -28,6 +28,11 @@ from audit.report.literature_figures import (
     KANEKO_2023_TABLE_1,
     PAGE_NOT_ESTABLISHED,
 )
+from audit.report.literature_limits import (
+    comparison_power_words,
+    correlation_power_words,
+    meta_power_words,
+)
 from audit.report.render import render_html
 from audit.results import (
     ComparisonRecord,
@@ -322,6 +327,60 @@ def test_only_the_papers_measures_count_for_the_direction() -> None:
     assert direction_finding(KANEKO_2022_FIGURE_1, others, "x", CARDS).verdict == "not comparable"
 
 
+# ------------------------------------------------ the limits read results.json 4.0 fields
+
+
+class MetaEvaluation4(MetaEvaluation):
+    detection: DetectionLimit | None = None
+
+
+class ComparisonRecord4(ComparisonRecord):
+    detectable_difference: float | None = None
+    detectable_power: float | None = None
+    correction: str | None = None
+    family_size: int | None = None
+
+
+def test_the_limits_name_the_detection_limits_when_results_json_has_them() -> None:
+    rows = (_ratio_row("aula", 0.9, 1, None),)
+    assert meta_power_words(_meta(*rows)) == "no detection limit (results.json before 4.0)"
+    meta = MetaEvaluation4(**_meta(*rows).model_dump(), detection=POWERED)
+    assert meta_power_words(meta) == "11 ratio models: |ρ| ≥ 0.60 needed, power 0.90 at τ 0.50"
+    unreachable = MetaEvaluation4(
+        **_meta(*rows).model_dump(),
+        detection=DetectionLimit(power=[], power_at_effect=0.0, critical_spearman_rho=None),
+    )
+    assert "no |ρ| can reach significance" in meta_power_words(unreachable)
+    old = [_corr(0.1)]
+    assert (
+        correlation_power_words(old)
+        == "Holm over 24 tests; no power recorded (results.json before 4.0)"
+    )
+    new = [_corr(0.1, detection=WEAK)]
+    assert correlation_power_words(new) == (
+        "Holm over 24 tests: |τ| ≥ 0.45 needed, power 0.30 at τ 0.50"
+    )
+
+
+def test_the_comparisons_limit_is_the_detectable_difference_else_the_intervals() -> None:
+    plain = _comparison("no detectable change").model_copy(
+        update={"difference_ci_low": -6.0, "difference_ci_high": 4.0}
+    )
+    assert comparison_power_words([plain], 0.95) == (
+        "paired 95% intervals of the differences ±5.0 to ±5.0; verdicts not corrected for "
+        "multiple comparisons (results.json before 4.0)"
+    )
+    fields = {**plain.model_dump(), "correction": "holm", "family_size": 9}
+    corrected = [
+        ComparisonRecord4(**fields, detectable_difference=d, detectable_power=0.8)
+        for d in (6.1, 9.3)
+    ]
+    assert comparison_power_words(corrected, 0.95) == (
+        "smallest difference detectable at 80% power: 6.1 to 9.3; verdicts corrected by "
+        "Holm over 9 comparisons"
+    )
+
+
 # --------------------------------------------------------------------------- the section
 
 
@@ -356,6 +415,7 @@ def test_the_intrinsic_vs_extrinsic_example_compares_both_studies() -> None:
     assert "not measured here: AUL" in rows[0][4].text
     assert "τ -0.55 to 0.29 over 24 pairs (12 models)" in rows[1][2].text
     assert "not measured here: BiasBios and NLI-bias" in rows[1][4].text
+    assert "; 1,800 STS-bias items; Holm over 24 tests; no power recorded" in rows[1][4].text
 
 
 def test_a_committed_example_renders_the_section_with_its_verdict() -> None:
