@@ -141,7 +141,12 @@ def order_finding(figure: MeasureOrder, meta: MetaEvaluation, cards: MeasureCard
     outcomes: list[str] = []
     along: list[str] = []
     against: list[str] = []
+    level: list[str] = []
     for a, b in combinations(shared, 2):  # the paper puts a above b
+        if strength(a) == strength(b):  # one series (identical values): no order
+            level.append(f"{a} level with {b}")
+            outcomes.append("open")
+            continue
         same = strength(a) > strength(b)
         (along if same else against).append(f"{a} above {b}" if same else f"{b} above {a}")
         if _told_apart(rows[a], rows[b]):
@@ -156,6 +161,7 @@ def order_finding(figure: MeasureOrder, meta: MetaEvaluation, cards: MeasureCard
             [
                 f"{join_words(along)} as in the paper" if along else "",
                 f"{join_words(against)} against it" if against else "",
+                join_words(level),
             ],
         )
     )

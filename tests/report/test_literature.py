@@ -149,6 +149,12 @@ def test_order_disagrees_only_when_told_apart_and_opposite() -> None:
     assert order_finding(KANEKO_2023_TABLE_1, tied, CARDS).verdict == "cannot tell"
 
 
+def test_measures_with_identical_values_have_no_order() -> None:
+    meta = _meta(_ratio_row("aula", 0.9, 1, None), _ratio_row("sss", 0.9, 1, None))
+    finding = order_finding(KANEKO_2023_TABLE_1, meta, CARDS)
+    assert finding.verdict == "cannot tell" and "AULA level with SSS" in finding.why
+
+
 def test_no_order_without_a_working_control_or_two_shared_measures() -> None:
     rows = (_ratio_row("aula", 0.9, 1, None), _ratio_row("sss", 0.3, 2, False))
     failed = order_finding(KANEKO_2023_TABLE_1, _meta(*rows, worked=False), CARDS)
