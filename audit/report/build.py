@@ -22,6 +22,7 @@ from audit.report.formatting import (
 )
 from audit.report.gate_summary import overall_verdict, verdict_reason
 from audit.report.index import MeasurementIndex
+from audit.report.literature import literature_section
 from audit.report.model import (
     Chart,
     Cover,
@@ -327,6 +328,7 @@ def build_report(result: AuditResult, scores: pd.DataFrame | None = None) -> Rep
         seat=seat_report_section(result),
         variant_sections=variant_sections(index) + extrinsic_sections(index),
         studies=[robustness_study(studies), correlation_study(studies), comparison_study(studies)],
+        literature=literature_section(index),
         caveats=caveats,
         cards=cards,
         signoff=SignOff(fields=SIGNOFF_FIELDS, decisions=SIGNOFF_DECISIONS),

@@ -229,6 +229,11 @@ def build_layout(report: ReportModel) -> Layout:
     for st in ran:
         sid = f"study-{st.id}"
         plans.append(_plan("studies", f"detail-{sid}", st.title, sid, st.tables, st.charts))
+    if report.literature is not None:
+        lit = report.literature
+        plans.append(
+            _plan("studies", f"detail-{lit.id}", lit.title, lit.id, lit.tables, lit.charts)
+        )
     if report.cards:
         plans.append(_Plan(group="cards", id="cards", title="Every measure", cards=report.cards))
     # The cover's Models table grows by a row per model (page 1 already lists each one with
@@ -289,6 +294,7 @@ def build_layout(report: ReportModel) -> Layout:
         seat=None if report.seat is None else body_section(report.seat),
         variant_sections=[body_section(s) for s in report.variant_sections],
         studies=[body_study(st) for st in report.studies],
+        literature=None if report.literature is None else body_section(report.literature),
         see_also=see_also,
         appendix=appendix,
     )

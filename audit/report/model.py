@@ -318,6 +318,12 @@ class ReportModel(Part):
         "None when the run had no SEAT.",
     )
     studies: list[Study]
+    literature: Section | None = Field(
+        default=None,
+        description="Compared with the literature, after the studies "
+        "(audit/report/literature.py); None when no study of results.json has a source "
+        "paper's figure to compare with.",
+    )
     caveats: list[Caveat]
     cards: list[CardView]
     signoff: SignOff
@@ -359,6 +365,7 @@ class Layout(Part):
     seat: Section | None
     variant_sections: list[Section]
     studies: list[Study]
+    literature: Section | None = None
     see_also: dict[str, list[Link]] = Field(
         default_factory=dict,
         description="Per body section id: the links to its detail in the appendix.",
