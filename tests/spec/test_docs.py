@@ -24,6 +24,7 @@ SPEC_MODELS: list[type[BaseModel]] = [
     models.ScorerSelection,
     models.RobustnessSpec,
     models.CorrelationSpec,
+    models.ComparisonSpec,
     models.VariantSpec,
     models.CorpusSpec,
     models.TrainingSpec,
