@@ -1,0 +1,131 @@
+"""Several fine-tuning seeds as one value (`audit.extrinsic.seeds.combine_seeds`): the mean
+over the seeds that passed the dev check, its CI from the mean of their item replicates,
+the spread, the mean curve, and a failed seed left out and named (every seed failing:
+all counted, the dev check failed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from audit.extrinsic.seeds import SeedRun, combine_seeds
+from audit.extrinsic.tasks.base import ItemReplicates, TaskValue
+from audit.results import ChosenCheckpoint, CurvePoint, DevCheck, StsBiasResult
+from tests.extrinsic.test_head_kinds import summary
+
+B = 400
+
+
+def _result(value: float) -> StsBiasResult:
+    return StsBiasResult(
+        value=value,
+        mean_signed_gap=0.0,
+        mean_sim_male=0.0,
+        mean_sim_female=0.0,
+        n_templates=20,
+        n_occupations=3,
+        n_pairs=60,
+        alpha=0.05,
+        n_bootstrap=B,
+        seed=0,
+        occupations=[],
+    )
+
+
+def run(
+    seed: int,
+    value: float,
+    dev: float,
+    *,
+    replicates: np.ndarray | None = None,
+    curve: tuple[float, float] = (0.0, 0.0),
+) -> SeedRun:
+    check = DevCheck(
+        metric="pearson", value=dev, floor=0.5, floor_reason="r", passed=dev >= 0.5, n=24
+    )
+    chosen = ChosenCheckpoint(step=6, rule="best_dev", dev=dev, scored=2, reason="best")
+    return SeedRun(
+        seed=seed,
+        summary=summary("regression"),
+        key=f"key-{seed}",
+        cached=False,
+        chosen=chosen,
+        value=TaskValue(value, value - 0.1, value + 0.1, 60, "", _result(value)),
+        dev_check=check,
+        curve=[CurvePoint(step=3, value=curve[0], dev=0.1), CurvePoint(step=6, value=curve[1])],
+        replicates=None if replicates is None else ItemReplicates(replicates, 20, "templates"),
+    )
+
+
+def draws(center: float, seed: int) -> np.ndarray:
+    return center + np.random.default_rng(seed).normal(0.0, 0.05, B)
+
+
+def test_the_value_is_the_mean_of_the_seeds_with_its_spread() -> None:
+    runs = [run(5, 0.2, 0.8, replicates=draws(0.2, 1)), run(6, 0.4, 0.7, replicates=draws(0.4, 2))]
+    mean = combine_seeds(runs, alpha=0.05, n_bootstrap=B)
+    assert mean.value == pytest.approx(0.3)
+    assert mean.seed_sd == pytest.approx(np.std([0.2, 0.4], ddof=1))
+    assert (mean.seed_min, mean.seed_max) == (0.2, 0.4)
+    assert [s.seed for s in mean.seeds] == [5, 6] and all(s.kept for s in mean.seeds)
+    assert [s.key for s in mean.seeds] == ["key-5", "key-6"]
+    assert [(s.value, s.ci_low) for s in mean.seeds] == [(0.2, 0.2 - 0.1), (0.4, 0.4 - 0.1)]
+    assert mean.note == "mean of 2 fine-tuning seeds (5, 6)"
+    assert mean.dev_check is not None and mean.dev_check.passed
+    assert mean.dev_check.value == pytest.approx(0.75)
+    assert mean.first is runs[0]
+
+
+def test_the_ci_of_the_mean_comes_from_the_mean_of_the_replicates() -> None:
+    a, b = draws(0.2, 1), draws(0.4, 2)
+    mean = combine_seeds(
+        [run(5, 0.2, 0.8, replicates=a), run(6, 0.4, 0.7, replicates=b)],
+        alpha=0.05,
+        n_bootstrap=B,
+    )
+    assert mean.replicates is not None
+    np.testing.assert_allclose(mean.replicates, (a + b) / 2)
+    low, high = np.quantile((a + b) / 2, [0.025, 0.975])
+    assert (mean.ci_low, mean.ci_high) == (pytest.approx(low), pytest.approx(high))
+
+
+def test_a_seed_that_failed_the_dev_check_is_left_out_and_named() -> None:
+    kept = draws(0.2, 1)
+    runs = [
+        run(5, 0.2, 0.8, replicates=kept, curve=(0.1, 0.3)),
+        run(6, 0.9, 0.31, replicates=draws(0.9, 2), curve=(0.5, 0.5)),
+        run(7, 0.4, 0.6, replicates=draws(0.4, 3), curve=(0.3, 0.5)),
+    ]
+    mean = combine_seeds(runs, alpha=0.05, n_bootstrap=B)
+    assert mean.value == pytest.approx(0.3), "seed 6 is not in the mean"
+    assert [s.kept for s in mean.seeds] == [True, False, True]
+    assert (mean.seed_min, mean.seed_max) == (0.2, 0.4)
+    assert "seed 6 left out: dev pearson 0.31 below the floor 0.50" in mean.note
+    assert mean.note.startswith("mean of 2 fine-tuning seeds (5, 7)")
+    assert mean.dev_check is not None and mean.dev_check.passed
+    assert mean.dev_check.value == pytest.approx(0.7)
+    assert mean.replicates is not None
+    np.testing.assert_allclose(mean.replicates, (kept + draws(0.4, 3)) / 2)
+    assert [(p.step, p.value) for p in mean.curve] == [
+        (3, pytest.approx(0.2)),
+        (6, pytest.approx(0.4)),
+    ]
+    assert mean.curve[0].dev == pytest.approx(0.1) and mean.curve[1].dev is None
+
+
+def test_every_seed_failing_counts_them_all_and_fails_the_dev_check() -> None:
+    runs = [run(5, 0.2, 0.1), run(6, 0.6, 0.3)]
+    mean = combine_seeds(runs, alpha=0.05, n_bootstrap=B)
+    assert mean.value == pytest.approx(0.4) and all(s.kept for s in mean.seeds)
+    assert mean.dev_check is not None and not mean.dev_check.passed
+    assert mean.dev_check.value == pytest.approx(0.2)
+    assert mean.note.endswith("mean of 2 fine-tuning seeds (5, 6): every seed failed the dev check")
+
+
+def test_a_task_without_replicates_gives_the_mean_no_interval() -> None:
+    mean = combine_seeds([run(5, 0.2, 0.8), run(6, 0.4, 0.7)], alpha=0.05, n_bootstrap=B)
+    assert mean.value == pytest.approx(0.3) and mean.replicates is None
+    assert mean.ci_low is None and mean.ci_high is None
+    assert mean.note.startswith("no interval: the task gives no replicates")
+    unasked = combine_seeds([run(5, 0.2, 0.8), run(6, 0.4, 0.7)], alpha=0.05, n_bootstrap=0)
+    assert unasked.note == "mean of 2 fine-tuning seeds (5, 6)", "bootstrap: 0 asks for none"
