@@ -4,9 +4,11 @@ from the predictions kept at every K steps.
 
 `plan_extrinsic` reads every task's data while the run is planned, so a missing file, a
 model type a task cannot fine-tune or too few templates stop the run before anything
-trains. `run_extrinsic` then fine-tunes what the cache lacks, one model load per
-(task, model) and `finetune.seeds` fine-tunings on it (seeds s, s+1, ...), measures each
-at the checkpoint its `finetune.checkpoint` rule chooses (the best dev score by default;
+trains; it leaves out the models it cannot fine-tune by design (a variant whose method
+changes only the output distribution, Self-Debias), each with its reason.
+`run_extrinsic` then fine-tunes what the cache lacks, one model load per (task, model)
+and `finetune.seeds` fine-tunings on it (seeds s, s+1, ...), measures each at the
+checkpoint its `finetune.checkpoint` rule chooses (the best dev score by default;
 `head_kinds.choose_checkpoint`), and gives the records for results.json (with several
 seeds, their mean: `audit.extrinsic.seeds`) and, in memory only, each record's value on
 resamples of the task's evaluation items (`ExtrinsicOutcome.replicates`, the same draws
@@ -67,6 +69,8 @@ class PlannedTask:
     options: Any
     data: TaskData
     models: tuple[str, ...]
+    #: The models the task leaves out by design, each with the reason (run order).
+    left_out: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
@@ -132,9 +136,13 @@ def plan_extrinsic(
     variants_of: Mapping[str, Sequence[str]],
     data_dir: Path | None,
     seed: int,
+    unfit: Mapping[str, str] | None = None,
 ) -> list[PlannedTask]:
     """Every task with its data read and checked. `model_types` holds every model and
-    variant id (run order) with its type; `variants_of` a base id's variant ids."""
+    variant id (run order) with its type; `variants_of` a base id's variant ids;
+    `unfit` the models no task can fine-tune, each with the reason (a Self-Debias
+    variant): a task leaves them out, and says so (`PlannedTask.left_out`)."""
+    unfit = unfit or {}
     planned: list[PlannedTask] = []
     for i, spec in enumerate(tasks):
         where = f"extrinsic[{i}] ({spec.task})"
@@ -144,7 +152,9 @@ def plan_extrinsic(
                 f"{where}: extrinsic tasks read their data from the shared data folder: pass "
                 "--data-dir ../shared/data (or set AUDIT_DATA_DIR)"
             )
-        chosen = _chosen_models(spec, model_types, variants_of)
+        wanted = _chosen_models(spec, model_types, variants_of)
+        chosen = [m for m in wanted if m not in unfit]
+        left_out = tuple((m, unfit[m]) for m in wanted if m in unfit)
         for model_id in chosen:
             if model_types[model_id] not in entry.model_types:
                 raise AuditUserError(
@@ -166,7 +176,7 @@ def plan_extrinsic(
             task_head(entry.head, data)  # a task's own head of another kind stops the run
         except AuditUserError as error:
             raise type(error)(f"{where}: {error}") from error
-        planned.append(PlannedTask(spec, entry, task, options, data, tuple(chosen)))
+        planned.append(PlannedTask(spec, entry, task, options, data, tuple(chosen), left_out))
     return planned
 
 

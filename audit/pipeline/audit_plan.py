@@ -317,16 +317,25 @@ def variant_spec(plan: AuditPlan, model_id: str, stored: StoredVariant) -> Model
 
 def _plan_extrinsic_tasks(plan: AuditPlan) -> list[PlannedTask]:
     """Every extrinsic task with its data read (errors come here, before any training),
-    over the spec's models and every planned variant."""
+    over the spec's models and every planned variant but those whose method changes only
+    the output distribution (Self-Debias: nothing to fine-tune), which each task leaves
+    out with the reason."""
+    from audit.extrinsic.settings import OUTPUT_ONLY_REASON
     from audit.extrinsic.stage import plan_extrinsic
+    from audit.variants.catalog import output_only_variants
 
     variants_of: dict[str, list[str]] = {}
     for job in plan.variant_jobs:
         variants_of.setdefault(job.base, []).append(job.model_id)
+    unfit = {
+        model_id: OUTPUT_ONLY_REASON.format(method=method)
+        for model_id, method in output_only_variants(plan.loaded.spec.variants).items()
+    }
     return plan_extrinsic(
         plan.loaded.spec.extrinsic,
         model_types=plan.model_types,
         variants_of=variants_of,
         data_dir=plan.settings.data_dir,
         seed=plan.loaded.spec.seed,
+        unfit=unfit,
     )

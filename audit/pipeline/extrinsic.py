@@ -27,6 +27,9 @@ def run_extrinsic_tasks(
 
     spec = plan.loaded.spec
     display.stage("extrinsic")
+    for task in plan.extrinsic:
+        for model_id, reason in task.left_out:
+            display.info(f"{task.name}: {model_id} left out: {reason}")
     return run_extrinsic(
         plan.extrinsic,
         load_model=load,

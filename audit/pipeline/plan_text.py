@@ -148,6 +148,7 @@ def describe_extrinsic(plan: AuditPlan) -> list[str]:
                 which = f" (seed {seed})" if several else ""
                 state = _finetune_state(FineTuneStore.of(plan.settings.cache_dir, key))
                 lines.append(f"    {model_id}{which}: {state} (key {key[:8]})")
+        lines += [f"    {model_id}: left out: {reason}" for model_id, reason in task.left_out]
     return lines
 
 
