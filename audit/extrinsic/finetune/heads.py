@@ -6,7 +6,7 @@ the LM head is not used. The encoder is a copy, so the `LoadedModel` it came fro
 as it was. A post-hoc debiased variant's projection of the last hidden states (INLP,
 SentenceDebias: a forward hook on the body, `audit.models.projection`) is copied with it,
 so the head reads the projected states, and stays fixed: it is no parameter
-(tests/extrinsic/test_posthoc_finetune.py). Its last hidden states are pooled (`pool`)
+(tests/extrinsic/test_posthoc_finetune.py). The last hidden states are pooled (`pool`)
 into one vector per input, and the head maps it to the task's outputs:
 
     dropout -> dense (d x d) -> tanh -> dropout -> linear (d x n)
