@@ -129,3 +129,40 @@ def test_a_task_without_replicates_gives_the_mean_no_interval() -> None:
     assert mean.note.startswith("no interval: the task gives no replicates")
     unasked = combine_seeds([run(5, 0.2, 0.8), run(6, 0.4, 0.7)], alpha=0.05, n_bootstrap=0)
     assert unasked.note == "mean of 2 fine-tuning seeds (5, 6)", "bootstrap: 0 asks for none"
+
+
+def test_the_studies_resample_the_items_of_the_extrinsic_series() -> None:
+    """The stage's replicates, keyed as `ExtrinsicOutcome` keys them, are what the
+    correlations' two-level bootstrap reads: both task series' items are resampled."""
+    from audit.ids import PluginId
+    from audit.results import ExtrinsicRecord
+    from audit.studies import StudySettings, correlations
+
+    models = ["a", "b", "c", "d", "e"]
+    records: list[ExtrinsicRecord] = []
+    replicates = {}
+    for task, shift in (("sts_bias", 0.0), ("nli_bias", 0.05)):
+        for i, model in enumerate(models):
+            value = 0.1 * (i + 1) + shift * (i % 2)
+            record = ExtrinsicRecord(
+                task=task,
+                measure=PluginId.of(task, {}),
+                model=model,
+                dataset=task,
+                value=value,
+                n=10,
+                ideal_value=0.0,
+                finetune=summary("regression"),
+                cached=True,
+                key=f"{task}-{model}",
+                detail={"value": value},
+            )
+            records.append(record)
+            key = (record.measure.key, record.dataset, record.model)
+            replicates[key] = draws(value, 10 * i + len(task))
+    settings = StudySettings(model_order=models, seed=0, alpha=0.05, bootstrap=B)
+    (record,) = correlations(settings, [], records, extrinsic_replicates=replicates)
+    assert record.items_resampled == [record.x.label, record.y.label]
+    assert record.kendall_tau_ci_low is not None and record.kendall_tau_ci_high is not None
+    (without,) = correlations(settings, [], records)
+    assert without.items_resampled == []
