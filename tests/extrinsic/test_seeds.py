@@ -1,16 +1,31 @@
 """Several fine-tuning seeds as one value (`audit.extrinsic.seeds.combine_seeds`): the mean
 over the seeds that passed the dev check, its CI from the mean of their item replicates,
 the spread, the mean curve, and a failed seed left out and named (every seed failing:
-all counted, the dev check failed)."""
+all counted, the dev check failed); the seed list and its keys; the replicates as the
+correlation study reads them."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from audit.extrinsic.catalog import EXTRINSIC_TASKS
+from audit.extrinsic.finetune.settings import FineTuneSettings
+from audit.extrinsic.options import StsBiasOptions
 from audit.extrinsic.seeds import SeedRun, combine_seeds
-from audit.extrinsic.tasks.base import ItemReplicates, TaskValue
-from audit.results import ChosenCheckpoint, CurvePoint, DevCheck, StsBiasResult
+from audit.extrinsic.settings import ExtrinsicSpec
+from audit.extrinsic.stage import PlannedTask
+from audit.extrinsic.sts_data import StsRow
+from audit.extrinsic.tasks.base import ItemReplicates, TaskData, TaskValue
+from audit.ids import PluginId
+from audit.results import (
+    ChosenCheckpoint,
+    CurvePoint,
+    DevCheck,
+    ExtrinsicRecord,
+    StsBiasResult,
+)
+from audit.studies import StudySettings, correlations
 from tests.extrinsic.test_head_kinds import summary
 
 B = 400
@@ -134,9 +149,6 @@ def test_a_task_without_replicates_gives_the_mean_no_interval() -> None:
 def test_the_studies_resample_the_items_of_the_extrinsic_series() -> None:
     """The stage's replicates, keyed as `ExtrinsicOutcome` keys them, are what the
     correlations' two-level bootstrap reads: both task series' items are resampled."""
-    from audit.ids import PluginId
-    from audit.results import ExtrinsicRecord
-    from audit.studies import StudySettings, correlations
 
     models = ["a", "b", "c", "d", "e"]
     records: list[ExtrinsicRecord] = []
@@ -166,3 +178,24 @@ def test_the_studies_resample_the_items_of_the_extrinsic_series() -> None:
     assert record.kendall_tau_ci_low is not None and record.kendall_tau_ci_high is not None
     (without,) = correlations(settings, [], records)
     assert without.items_resampled == []
+
+
+def test_the_seed_list_starts_at_finetune_seed_else_the_specs() -> None:
+
+    assert FineTuneSettings().seed_list(5) == (5,)
+    assert FineTuneSettings(seeds=3).seed_list(5) == (5, 6, 7)
+    assert FineTuneSettings(seed=10, seeds=3).seed_list(5) == (10, 11, 12)
+    assert "seeds" not in FineTuneSettings(seeds=3).training_dump(), "not in any key"
+    rows = [StsRow(float(i), f"a{i}", "b", "g", "f", "2012", "1", i) for i in range(3)]
+    data = TaskData(dataset="sts_b", train=rows, dev=rows[:1], evaluation=None)
+
+    def planned(**finetune: int) -> PlannedTask:
+        spec = ExtrinsicSpec.model_validate({"task": "sts_bias", "finetune": finetune})
+        entry = EXTRINSIC_TASKS.entry("sts_bias")
+        return PlannedTask(spec, entry, None, StsBiasOptions(), data, ("m",))  # type: ignore[arg-type]
+
+    several, one = planned(seed=10, seeds=3), planned(seed=10)
+    keys = several.cache_keys("f" * 64, "masked", 5)
+    assert [s for s, _ in keys] == [10, 11, 12] and len({k for _, k in keys}) == 3
+    assert keys[0][1] == one.cache_key("f" * 64, "masked", *one.seeds(5))
+    assert keys[1][1] == planned(seed=11).cache_key("f" * 64, "masked", 11)
