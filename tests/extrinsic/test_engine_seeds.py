@@ -160,5 +160,5 @@ def test_the_report_shows_the_spread_in_the_section_only(
     (old,) = [s for s in before.variant_sections if s.id == "extrinsic"]
     assert "Seeds" not in old.tables[0].columns
     assert "several seeds" not in old.tables[0].caption + old.charts[0].caption
-    # page 1 is no longer for it
+    # page 1 is not one line longer
     assert report.summary.variants == before.summary.variants
