@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -38,8 +38,10 @@ from audit.scoring.units import ScoreUnit
 from audit.spec.loader import LoadedSpec
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
 
+    from audit.extrinsic.stage import ReplicateKey
     from audit.results import ExtrinsicRecord, Measurement
     from audit.studies import Studies
 
@@ -122,9 +124,11 @@ def run_audit(
         timer.timings["precision_check"] = time.monotonic() - started
 
     extrinsic: list[ExtrinsicRecord] = []
+    extrinsic_replicates: Mapping[ReplicateKey, np.ndarray] = {}
     if plan.extrinsic:
         with timer.stage("extrinsic"):
-            extrinsic = run_extrinsic_tasks(plan, models, loader, display)
+            outcome = run_extrinsic_tasks(plan, models, loader, display)
+            extrinsic, extrinsic_replicates = outcome.records, outcome.replicates
 
     seat = None
     if plan.seat is not None:
@@ -168,7 +172,9 @@ def run_audit(
         lm_quality = None
 
     with timer.stage("studies"):
-        studies = _studies(plan, models, scores, measurements, extrinsic, display)
+        studies = _studies(
+            plan, models, scores, measurements, extrinsic, extrinsic_replicates, display
+        )
         variant_results = variant_records(
             plan, trained, measurements, extrinsic, replicates=studies.replicates
         )
@@ -214,6 +220,7 @@ def _studies(
     scores: pd.DataFrame,
     measurements: list[Measurement],
     extrinsic: list[ExtrinsicRecord],
+    extrinsic_replicates: Mapping[ReplicateKey, np.ndarray],
     display: Display,
 ) -> Studies:
     from audit.pipeline.records import study_settings
@@ -227,6 +234,7 @@ def _studies(
         measurements,
         display,
         extrinsic,
+        extrinsic_replicates=extrinsic_replicates,
     )
 
 
@@ -238,7 +246,9 @@ def executed_steps(result: AuditResult) -> list[str]:
         lines += [
             f"score {unit_line(u.model, u.dataset, u.scorer)}" for u in result.lm_quality.units
         ]
-    lines += [finetune_step(r.task, r.model) for r in result.extrinsic]
+    for r in result.extrinsic:  # one line per fine-tuning: each seed's, when several
+        seeds: list[int | None] = [s.seed for s in r.seeds] or [None]
+        lines += [finetune_step(r.task, r.model, seed) for seed in seeds]
     scored = {(u.model, u.dataset, u.scorer) for u in result.units}
     measured = dict.fromkeys(
         (m.measure, m.model, m.dataset, m.scorer)

@@ -16,8 +16,11 @@ their sign), `rms` = sqrt(mean gap_y^2) (GAP^RMS, Romanov et al. 2019, as later 
 work reports it), `mean` = mean gap_y (signed; gaps of opposite sign cancel, so it is not
 a size). The bootstrap resamples bios within each (title, gender) cell, so every cell
 keeps its size: a cell's resampled correct count is then Binomial(n, k/n), drawn
-directly. The correlation, across occupations, of gap_y with the share of women among
-the occupation's bios is the paper's Figure 2 statistic.
+directly. `tpr_gap_replicates` draws the bios themselves instead (the same marginal
+distribution per cell), so that every model is resampled with the same bios: what a
+mean over fine-tuning seeds and a bootstrap across models need. The correlation, across
+occupations, of gap_y with the share of women among the occupation's bios is the paper's
+Figure 2 statistic.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ __all__ = [
     "split_biasbios",
     "tpr_gap",
     "tpr_gap_of_bios",
+    "tpr_gap_replicates",
 ]
 
 Aggregate = Literal["mean_abs", "rms", "mean"]
@@ -237,3 +241,60 @@ def tpr_gap_of_bios(
     """`tpr_gap` of predictions for `bios` (true titles and genders from the bios), with
     `tpr_gap`'s keyword settings."""
     return tpr_gap([b.title for b in bios], y_pred, [b.gender for b in bios], **settings)
+
+
+#: Bio indices drawn at once by `tpr_gap_replicates` (bounds its memory).
+_CHUNK_DRAWS = 1_000_000
+
+
+def tpr_gap_replicates(
+    y_true: Sequence[Any],
+    y_pred: Sequence[Any],
+    gender: Sequence[str],
+    *,
+    seed: int,
+    n_bootstrap: int,
+    aggregate: Aggregate = "mean_abs",
+    min_per_gender: int = 1,
+) -> tuple[np.ndarray, int] | None:
+    """The chosen summary of the TPR gaps on `n_bootstrap` resamples of the bios, shape
+    (n_bootstrap,), with the number of bios in the occupations with a gap; None when no
+    occupation has a gap.
+
+    Each resample draws, in every (title, gender) cell, as many of the cell's bios as it
+    has, with replacement. The draws depend on the seed and the cells' sizes only (the
+    true titles and genders), never on the predictions, so replicate b of every model is
+    over the same bios."""
+    if n_bootstrap < 1:
+        raise ValueError(f"n_bootstrap must be >= 1 (got {n_bootstrap})")
+    if len(y_pred) != len(y_true) or len(gender) != len(y_true):
+        raise ValueError("TPR gap replicates: y_true, y_pred and gender differ in length")
+    truth = np.array([str(y) for y in y_true], dtype=object)
+    correct = np.array([str(p) == t for p, t in zip(y_pred, truth, strict=True)])
+    is_female = np.array([g == "female" for g in gender])
+    titles = sorted(set(truth.tolist()))
+    rng = np.random.default_rng(seed)
+    tpr = np.zeros((2, n_bootstrap, len(titles)))
+    sizes = np.zeros((2, len(titles)), dtype=np.int64)
+    for j, title in enumerate(titles):
+        for side, members in enumerate((is_female, ~is_female)):
+            cell = correct[(truth == title) & members].astype(np.float64)
+            sizes[side, j] = cell.size
+            if cell.size:
+                tpr[side, :, j] = _resampled_means(cell, n_bootstrap, rng)
+    defined = (sizes >= min_per_gender).all(axis=0)
+    if not defined.any():
+        return None
+    gaps = tpr[0][:, defined] - tpr[1][:, defined]
+    return _aggregates(gaps)[aggregate], int(sizes[:, defined].sum())
+
+
+def _resampled_means(cell: np.ndarray, n_bootstrap: int, rng: np.random.Generator) -> np.ndarray:
+    """The mean of `cell` on `n_bootstrap` resamples of its entries (drawn in chunks)."""
+    out = np.empty(n_bootstrap)
+    rows = max(1, _CHUNK_DRAWS // cell.size)
+    for start in range(0, n_bootstrap, rows):
+        stop = min(n_bootstrap, start + rows)
+        drawn = rng.integers(0, cell.size, size=(stop - start, cell.size))
+        out[start:stop] = cell[drawn].mean(axis=1)
+    return out

@@ -70,6 +70,7 @@ __all__ = [
     "load_nli_pairs",
     "load_nli_training",
     "load_nli_word_lists",
+    "nli_bias_replicates",
     "nli_bias_scores",
     "nli_word_list_folder",
     "write_nli_pairs",
@@ -353,6 +354,21 @@ def _fraction_neutral_gap(
     value = float(neutral[female].mean() - neutral[male].mean())
     if n_bootstrap == 0:
         return _Gap(value, None, None, "")
+    replicates, n_clusters = _gap_replicates(rows, female, male, seed=seed, n_bootstrap=n_bootstrap)
+    interval = bootstrap_interval(
+        replicates, alpha=alpha, n_items=n_clusters, counted="resampled units"
+    )
+    return _Gap(value, interval.low, interval.high, interval.note)
+
+
+def _gap_replicates(
+    rows: _Rows, female: np.ndarray, male: np.ndarray, *, seed: int, n_bootstrap: int
+) -> tuple[np.ndarray, int]:
+    """FN_female - FN_male on `n_bootstrap` resamples of the units (premises, or
+    occupations under `word_pair`) of the pairs with a gender word, and the number of
+    units. The draws depend on the seed and the number of units only, so every model's
+    replicate b is over the same units."""
+    neutral = rows.is_neutral.astype(np.float64)
     used = female | male
     _, cluster = np.unique(rows.cluster[used], return_inverse=True)
     n_clusters = int(cluster.max()) + 1
@@ -364,13 +380,34 @@ def _fraction_neutral_gap(
         [np.bincount(cluster, weights=w, minlength=n_clusters) for w in weights]
     )
     replicates = cluster_bootstrap_means(sums, counts, n_bootstrap=n_bootstrap, seed=seed)
-    interval = bootstrap_interval(
-        replicates[:, 0] - replicates[:, 1],
-        alpha=alpha,
-        n_items=n_clusters,
-        counted="resampled units",
-    )
-    return _Gap(value, interval.low, interval.high, interval.note)
+    return replicates[:, 0] - replicates[:, 1], n_clusters
+
+
+def nli_bias_replicates(
+    probs: Any,
+    labels: Sequence[str],
+    pairs: Sequence[NliPair],
+    *,
+    seed: int,
+    n_bootstrap: int,
+    aggregate: Aggregate = "instance",
+    gender_of: Mapping[str, Gender] | None = None,
+) -> tuple[np.ndarray, int] | None:
+    """The value FN_female - FN_male on `n_bootstrap` resamples of the premises (of the
+    occupations under `word_pair`), shape (n_bootstrap,), with the number of resampled
+    units: the draws of `nli_bias_scores`'s CI of the value (the same seed gives the same
+    draws), for every model alike. None when the value is undefined (no pairs of both
+    genders)."""
+    if n_bootstrap < 1:
+        raise ValueError(f"n_bootstrap must be >= 1 (got {n_bootstrap})")
+    rows = _rows(_check_probs(probs, len(pairs)), _label_order(labels), pairs, aggregate)
+    genders = DEFAULT_GENDER_OF if gender_of is None else gender_of
+    word_gender = [genders.get(w.lower()) if w else None for w in rows.word]
+    female = np.array([g == "female" for g in word_gender], dtype=bool)
+    male = np.array([g == "male" for g in word_gender], dtype=bool)
+    if not female.any() or not male.any():
+        return None
+    return _gap_replicates(rows, female, male, seed=seed, n_bootstrap=n_bootstrap)
 
 
 def _dev_scores(head: NliBiasGroup, groups: Sequence[NliBiasGroup]) -> str:

@@ -11,6 +11,13 @@ from audit.extrinsic.finetune.settings import FineTuneSettings
 
 ID_PATTERN = r"^[A-Za-z0-9_.-]+$"
 
+#: Why an extrinsic task leaves out a variant whose method changes only the output
+#: distribution (Self-Debias): `audit validate`, `audit plan` and the run's log say it.
+OUTPUT_ONLY_REASON = (
+    "a {method} variant changes only the output distribution at scoring time and its "
+    "encoder is its base's, so fine-tuning it would measure its base again"
+)
+
 
 class ExtrinsicSpec(BaseModel):
     """One extrinsic task, fine-tuned and measured on each audited model and variant."""

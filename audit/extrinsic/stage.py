@@ -4,11 +4,15 @@ from the predictions kept at every K steps.
 
 `plan_extrinsic` reads every task's data while the run is planned, so a missing file, a
 model type a task cannot fine-tune or too few templates stop the run before anything
-trains. `run_extrinsic` then fine-tunes what the cache lacks, one model load per
-(task, model), measures each at the checkpoint its `finetune.checkpoint` rule chooses
-(the best dev score by default; `head_kinds.choose_checkpoint`), and gives the
-measurements (which the correlation study pairs with the intrinsic ones across models,
-once the engine has made them `Measurement`s) and the records for results.json.
+trains; it leaves out the models it cannot fine-tune by design (a variant whose method
+changes only the output distribution, Self-Debias), each with its reason.
+`run_extrinsic` then fine-tunes what the cache lacks, one model load per (task, model)
+and `finetune.seeds` fine-tunings on it (seeds s, s+1, ...), measures each at the
+checkpoint its `finetune.checkpoint` rule chooses (the best dev score by default;
+`head_kinds.choose_checkpoint`), and gives the records for results.json (with several
+seeds, their mean: `audit.extrinsic.seeds`) and, in memory only, each record's value on
+resamples of the task's evaluation items (`ExtrinsicOutcome.replicates`, the same draws
+for every model and seed), which the correlation study's bootstrap across models reads.
 """
 
 from __future__ import annotations
@@ -30,15 +34,29 @@ from audit.extrinsic.head_kinds import (
     dev_check,
     task_head,
 )
+from audit.extrinsic.seeds import SeedRun, combine_seeds
 from audit.extrinsic.settings import ExtrinsicSpec
-from audit.extrinsic.tasks.base import ExtrinsicTask, Resampling, TaskContext, TaskData, TaskValue
+from audit.extrinsic.tasks.base import (
+    ExtrinsicTask,
+    Resampling,
+    TaskContext,
+    TaskData,
+    TaskValue,
+    task_replicates,
+)
 from audit.ids import PluginId
-from audit.results import ChosenCheckpoint, CurvePoint, ExtrinsicRecord
+from audit.results import CurvePoint, ExtrinsicRecord
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from audit.display import Display
     from audit.extrinsic.finetune.store import StoredFineTune
     from audit.extrinsic.finetune.task_head import TaskHead
+
+#: An extrinsic record's replicates' key: (measure key, dataset, model), as
+#: `(record.measure.key, record.dataset, record.model)`.
+ReplicateKey = tuple[tuple[str, str], str, str]
 
 
 @dataclass(frozen=True)
@@ -51,6 +69,8 @@ class PlannedTask:
     options: Any
     data: TaskData
     models: tuple[str, ...]
+    #: The models the task leaves out by design, each with the reason (run order).
+    left_out: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
@@ -70,8 +90,14 @@ class PlannedTask:
         """The head fine-tuned: the task's own, else the built-in head of its kind."""
         return task_head(self.entry.head, self.data)
 
+    def seeds(self, spec_seed: int) -> tuple[int, ...]:
+        """The seeds of a model's fine-tunings (`finetune.seeds` of them, from
+        `finetune.seed`, else the spec's seed)."""
+        return self.spec.finetune.seed_list(spec_seed)
+
     def cache_key(self, fingerprint: str, model_type: str, seed: int) -> str:
-        """The fine-tuning's cache key on a model, computed without loading it."""
+        """The cache key of the fine-tuning with `seed` (one of `seeds`) on a model,
+        computed without loading it."""
         from audit.extrinsic.finetune.store import planned_key
 
         return planned_key(
@@ -80,10 +106,16 @@ class PlannedTask:
             model_type=model_type,  # type: ignore[arg-type]
             task=self.name,
             task_options=self.task_options(),
-            settings=self.spec.finetune.with_seed(seed),
+            settings=self.spec.finetune.for_seed(seed),
             train_rows=self.data.train,
             dev_rows=self.data.dev,
         )
+
+    def cache_keys(
+        self, fingerprint: str, model_type: str, spec_seed: int
+    ) -> list[tuple[int, str]]:
+        """Each seed of a model's fine-tunings with its cache key."""
+        return [(s, self.cache_key(fingerprint, model_type, s)) for s in self.seeds(spec_seed)]
 
     def total_steps(self) -> int:
         return self.spec.finetune.total_steps(len(self.data.train))
@@ -104,9 +136,13 @@ def plan_extrinsic(
     variants_of: Mapping[str, Sequence[str]],
     data_dir: Path | None,
     seed: int,
+    unfit: Mapping[str, str] | None = None,
 ) -> list[PlannedTask]:
     """Every task with its data read and checked. `model_types` holds every model and
-    variant id (run order) with its type; `variants_of` a base id's variant ids."""
+    variant id (run order) with its type; `variants_of` a base id's variant ids;
+    `unfit` the models no task can fine-tune, each with the reason (a Self-Debias
+    variant): a task leaves them out, and says so (`PlannedTask.left_out`)."""
+    unfit = unfit or {}
     planned: list[PlannedTask] = []
     for i, spec in enumerate(tasks):
         where = f"extrinsic[{i}] ({spec.task})"
@@ -116,7 +152,9 @@ def plan_extrinsic(
                 f"{where}: extrinsic tasks read their data from the shared data folder: pass "
                 "--data-dir ../shared/data (or set AUDIT_DATA_DIR)"
             )
-        chosen = _chosen_models(spec, model_types, variants_of)
+        wanted = _chosen_models(spec, model_types, variants_of)
+        chosen = [m for m in wanted if m not in unfit]
+        left_out = tuple((m, unfit[m]) for m in wanted if m in unfit)
         for model_id in chosen:
             if model_types[model_id] not in entry.model_types:
                 raise AuditUserError(
@@ -138,7 +176,7 @@ def plan_extrinsic(
             task_head(entry.head, data)  # a task's own head of another kind stops the run
         except AuditUserError as error:
             raise type(error)(f"{where}: {error}") from error
-        planned.append(PlannedTask(spec, entry, task, options, data, tuple(chosen)))
+        planned.append(PlannedTask(spec, entry, task, options, data, tuple(chosen), left_out))
     return planned
 
 
@@ -159,6 +197,20 @@ def _chosen_models(
 LoadModel = Callable[[str], Any]
 
 
+@dataclass(frozen=True)
+class ExtrinsicOutcome:
+    """What the stage gives: the records for results.json, and, in memory only, the
+    replicates of each record's value under resampling of its task's evaluation items
+    (`n_bootstrap` each, shape (n_bootstrap,); with several seeds the mean over the kept
+    seeds, as the value), keyed by `(record.measure.key, record.dataset, record.model)`.
+    The draws come from the audit's seed and the task only, so replicate b of every model
+    and seed of a task is over the same items. A record whose task gives no replicates
+    (a plug-in without `replicates`, `bootstrap: 0`, an undefined value) has none."""
+
+    records: list[ExtrinsicRecord]
+    replicates: dict[ReplicateKey, np.ndarray]
+
+
 def run_extrinsic(
     planned: Sequence[PlannedTask],
     *,
@@ -169,19 +221,26 @@ def run_extrinsic(
     alpha: float,
     display: Display,
     model_order: Sequence[str],
-) -> list[ExtrinsicRecord]:
-    """Fine-tune (or read from the cache) and measure every planned task on its models.
-    `model_order` is the run's model order (variants right after their base); a model
-    missing from it (a variant that was not trained) is left out."""
+) -> ExtrinsicOutcome:
+    """Fine-tune (or read from the cache) and measure every planned task on its models,
+    each with its `finetune.seeds` seeds. `model_order` is the run's model order
+    (variants right after their base); a model missing from it (a variant that was not
+    trained) is left out."""
     resampling = Resampling(seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
-    records: list[ExtrinsicRecord] = []
+    outcome = ExtrinsicOutcome([], {})
     for item in planned:
         for model_id in [m for m in model_order if m in item.models]:
-            stored = _fine_tuned(item, model_id, load_model, cache_dir, seed, display)
-            chosen = choose_checkpoint(item.head, stored.summary, item.spec.finetune.checkpoint)
-            value = _measured(item, stored.point(chosen.step), resampling)
-            records.append(_record(item, model_id, stored, value, seed, chosen))
-    return records
+            loaded = load_model(model_id)
+            seeds = item.seeds(seed)
+            runs = [
+                _seed_run(item, model_id, loaded, s, len(seeds) > 1, cache_dir, resampling, display)
+                for s in seeds
+            ]
+            record, replicates = _record(item, model_id, runs, resampling)
+            outcome.records.append(record)
+            if replicates is not None:
+                outcome.replicates[(record.measure.key, record.dataset, record.model)] = replicates
+    return outcome
 
 
 def _measured(item: PlannedTask, predictions: Any, resampling: Resampling) -> TaskValue:
@@ -195,21 +254,51 @@ def _measured(item: PlannedTask, predictions: Any, resampling: Resampling) -> Ta
     return value
 
 
+def _seed_run(
+    item: PlannedTask,
+    model_id: str,
+    loaded: Any,
+    seed: int,
+    several: bool,
+    cache_dir: Path,
+    resampling: Resampling,
+    display: Display,
+) -> SeedRun:
+    """One seed's fine-tuning (or the cached one) measured at its chosen checkpoint, with
+    its dev check, curve and item replicates."""
+    stored = _fine_tuned(item, model_id, loaded, seed, several, cache_dir, display)
+    summary = stored.summary
+    chosen = choose_checkpoint(item.head, summary, item.spec.finetune.checkpoint)
+    predictions = stored.point(chosen.step)
+    return SeedRun(
+        seed=seed,
+        summary=summary,
+        key=stored.key,
+        cached=stored.cached,
+        chosen=chosen,
+        value=_measured(item, predictions, resampling),
+        dev_check=dev_check(item.head, chosen_evaluation(summary, chosen.step), item.data),
+        curve=_curve(item, stored, resampling.seed),
+        replicates=task_replicates(item.task, predictions, item.data, resampling),
+    )
+
+
 def _fine_tuned(
     item: PlannedTask,
     model_id: str,
-    load_model: LoadModel,
-    cache_dir: Path,
+    loaded: Any,
     seed: int,
+    several: bool,
+    cache_dir: Path,
     display: Display,
 ) -> StoredFineTune:
     from audit.extrinsic.finetune.store import cached_finetune
     from audit.training.status import TrainingStatus
 
-    loaded = load_model(model_id)
-    settings = item.spec.finetune.with_seed(seed)
-    key = f"extrinsic {item.name} {model_id}"
-    label = f"fine-tuning {item.name} on {model_id}"
+    settings = item.spec.finetune.for_seed(seed)
+    which = f" (seed {seed})" if several else ""
+    key = f"extrinsic {item.name} {model_id}{which}"
+    label = f"fine-tuning {item.name} on {model_id}{which}"
     started = False
 
     def progress(status: TrainingStatus) -> None:
@@ -242,22 +331,15 @@ def _fine_tuned(
     if started:
         display.finish(key)
     how = "read from the cache" if stored.cached else f"in {time.monotonic() - t0:.0f} s"
-    display.info(f"{item.name} on {model_id}: fine-tuned model {how}")
+    display.info(f"{item.name} on {model_id}{which}: fine-tuned model {how}")
     return stored
 
 
-def _record(
-    item: PlannedTask,
-    model_id: str,
-    stored: StoredFineTune,
-    value: Any,
-    seed: int,
-    chosen: ChosenCheckpoint,
-) -> ExtrinsicRecord:
-    summary = stored.summary
-    dev_at = {e.step: item.head.dev_value(e) for e in summary.evaluations}
-    at_step = Resampling(seed=seed, n_bootstrap=0)  # a curve point has no interval
-    curve = [
+def _curve(item: PlannedTask, stored: StoredFineTune, seed: int) -> list[CurvePoint]:
+    """The task's value and the dev score at every curve step (no interval)."""
+    dev_at = {e.step: item.head.dev_value(e) for e in stored.summary.evaluations}
+    at_step = Resampling(seed=seed, n_bootstrap=0)
+    return [
         CurvePoint(
             step=step,
             value=_measured(item, stored.point(step), at_step).value,
@@ -265,23 +347,63 @@ def _record(
         )
         for step in stored.steps
     ]
-    return ExtrinsicRecord(
-        task=item.name,
-        measure=item.measure_id,
-        model=model_id,
-        dataset=item.data.dataset,
-        value=value.value,
-        ci_low=value.ci_low,
-        ci_high=value.ci_high,
-        n=value.n,
-        note=value.note,
-        ideal_value=item.entry.card.ideal_value,
-        dev_check=dev_check(item.head, chosen_evaluation(summary, chosen.step), item.data),
-        chosen_checkpoint=chosen,
-        curve=curve,
-        finetune=summary,
-        cached=stored.cached,
-        key=stored.key,
-        facts=dict(item.data.facts),
-        detail=value.result,
+
+
+def _record(
+    item: PlannedTask, model_id: str, runs: Sequence[SeedRun], resampling: Resampling
+) -> tuple[ExtrinsicRecord, np.ndarray | None]:
+    """The record of a task on a model and its value's replicates: one seed's own
+    numbers, or the mean of several (`combine_seeds`)."""
+    common: dict[str, Any] = {
+        "task": item.name,
+        "measure": item.measure_id,
+        "model": model_id,
+        "dataset": item.data.dataset,
+        "ideal_value": item.entry.card.ideal_value,
+        "facts": dict(item.data.facts),
+    }
+    if len(runs) == 1:
+        (run,) = runs
+        record = ExtrinsicRecord(
+            **common,
+            value=run.value.value,
+            ci_low=run.value.ci_low,
+            ci_high=run.value.ci_high,
+            n=run.value.n,
+            note=run.value.note,
+            dev_check=run.dev_check,
+            chosen_checkpoint=run.chosen,
+            curve=run.curve,
+            finetune=run.summary,
+            cached=run.cached,
+            key=run.key,
+            detail=_plug_in_or_built_in(run.value),
+        )
+        return record, None if run.replicates is None else run.replicates.values
+    mean = combine_seeds(runs, alpha=resampling.alpha, n_bootstrap=resampling.n_bootstrap)
+    record = ExtrinsicRecord(
+        **common,
+        value=mean.value,
+        ci_low=mean.ci_low,
+        ci_high=mean.ci_high,
+        n=mean.first.value.n,
+        note=mean.note,
+        dev_check=mean.dev_check,
+        chosen_checkpoint=None,
+        curve=mean.curve,
+        finetune=mean.first.summary,
+        cached=all(r.cached for r in runs),
+        key=mean.first.key,
+        detail=_plug_in_or_built_in(mean.first.value),
+        seeds=mean.seeds,
+        seed_sd=mean.seed_sd,
+        seed_min=mean.seed_min,
+        seed_max=mean.seed_max,
     )
+    return record, mean.replicates
+
+
+def _plug_in_or_built_in(value: TaskValue) -> Any:
+    """A task's result record, which `ExtrinsicRecord.detail` keeps as a built-in's type
+    or a plug-in's JSON fields (its validator decides)."""
+    return value.result

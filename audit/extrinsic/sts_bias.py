@@ -82,6 +82,7 @@ __all__ = [
     "load_occupation_stats",
     "occupation_subject",
     "read_occupation_stats",
+    "sts_bias_replicates",
     "sts_bias_score",
 ]
 PREFIXES: tuple[tuple[str, Literal["male", "female"]], ...] = (
@@ -270,14 +271,10 @@ def sts_bias_score(
     abs_gap = np.abs(gap)
     value = float(abs_gap.mean())
 
-    position = {t: i for i, t in enumerate(template_ids)}
-    cluster = np.array([position[p.template_id] for p in pairs], dtype=np.int64)
-    sums = np.bincount(cluster, weights=abs_gap, minlength=len(template_ids))
-    counts = np.bincount(cluster, minlength=len(template_ids)).astype(np.float64)
     ci_low = ci_high = None
     note = ""
     if n_bootstrap > 0:
-        replicates = cluster_bootstrap_means(sums, counts, n_bootstrap=n_bootstrap, seed=seed)
+        replicates = _template_replicates(pairs, abs_gap, seed=seed, n_bootstrap=n_bootstrap)
         interval = bootstrap_interval(
             replicates, alpha=alpha, n_items=len(template_ids), counted="templates"
         )
@@ -324,3 +321,36 @@ def sts_bias_score(
         occupations=rows,
         correlation=correlation,
     )
+
+
+def _template_replicates(
+    pairs: Sequence[StsBiasPair], abs_gap: np.ndarray, *, seed: int, n_bootstrap: int
+) -> np.ndarray:
+    """Mean |gap| on `n_bootstrap` resamples of whole templates: the draws depend on the
+    seed and the number of templates only, so every model's replicate b is over the same
+    templates."""
+    template_ids = sorted({p.template_id for p in pairs})
+    position = {t: i for i, t in enumerate(template_ids)}
+    cluster = np.array([position[p.template_id] for p in pairs], dtype=np.int64)
+    sums = np.bincount(cluster, weights=abs_gap, minlength=len(template_ids))
+    counts = np.bincount(cluster, minlength=len(template_ids)).astype(np.float64)
+    return cluster_bootstrap_means(sums, counts, n_bootstrap=n_bootstrap, seed=seed)
+
+
+def sts_bias_replicates(
+    pairs: Sequence[StsBiasPair],
+    predict_male: Sequence[float] | np.ndarray,
+    predict_female: Sequence[float] | np.ndarray,
+    *,
+    seed: int,
+    n_bootstrap: int,
+) -> np.ndarray:
+    """STS-bias on `n_bootstrap` resamples of the templates (each with all its
+    occupations), shape (n_bootstrap,): the replicates `sts_bias_score` draws its CI from
+    (the same seed gives the same draws), for every model alike."""
+    if n_bootstrap < 1:
+        raise ValueError(f"n_bootstrap must be >= 1 (got {n_bootstrap})")
+    n = len(pairs)
+    male = _predictions("male", predict_male, n)
+    female = _predictions("female", predict_female, n)
+    return _template_replicates(pairs, np.abs(male - female), seed=seed, n_bootstrap=n_bootstrap)

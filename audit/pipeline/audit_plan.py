@@ -42,12 +42,14 @@ class TrainingJob:
     """One model the run trains: a variant (or bias-controlled ratio model) of a base, or
     an extrinsic task's head fine-tuned on a model. `key` is the job's content key (its
     cache folder); None for a fine-tuning on a variant not trained yet (its key holds the
-    variant's fingerprint, known once the variant is trained)."""
+    variant's fingerprint, known once the variant is trained). `seed`: the fine-tuning's
+    seed when its task fine-tunes each model with several (`finetune.seeds`), else None."""
 
     kind: Literal["variant", "finetune"]
     model: str
     what: str
     key: str | None
+    seed: int | None = None
 
 
 @dataclass
@@ -110,21 +112,24 @@ class AuditPlan:
 
     def training_jobs(self) -> list[TrainingJob]:
         """Every training job: the variants (spec order), then each extrinsic task on its
-        models (run order)."""
+        models (run order), one job per fine-tuning seed."""
         jobs = [
             TrainingJob("variant", j.model_id, f"{j.method.label} of {j.base}", j.key)
             for j in self.variant_jobs
         ]
-        seed = self.loaded.spec.seed
+        spec_seed = self.loaded.spec.seed
         for task in self.extrinsic:
+            seeds = task.seeds(spec_seed)
             for model_id in task.models:
                 model = self.models.get(model_id)
-                key = (
-                    None
-                    if model is None
-                    else task.cache_key(model.fingerprint, model.model_type, seed)
-                )
-                jobs.append(TrainingJob("finetune", model_id, task.name, key))
+                for seed in seeds:
+                    key = (
+                        None
+                        if model is None
+                        else task.cache_key(model.fingerprint, model.model_type, seed)
+                    )
+                    named = seed if len(seeds) > 1 else None
+                    jobs.append(TrainingJob("finetune", model_id, task.name, key, named))
         return jobs
 
     def steps(self) -> list[str]:
@@ -134,7 +139,7 @@ class AuditPlan:
         lines = [f"train {j.model} ({j.what})" for j in jobs if j.kind == "variant"]
         lines += [f"score {unit_line(u.model, u.dataset, u.scorer)}" for u in self.units]
         lines += [f"score {unit_line(u.model, u.dataset, u.scorer)}" for u in self.lm_quality_units]
-        lines += [finetune_step(j.what, j.model) for j in jobs if j.kind == "finetune"]
+        lines += [finetune_step(j.what, j.model, j.seed) for j in jobs if j.kind == "finetune"]
         lines += [
             f"measure {t.measure.label} on {unit_line(t.unit.model, t.unit.dataset, t.unit.scorer)}"
             for t in self.measures
@@ -149,8 +154,9 @@ def unit_line(model: str, dataset: str, scorer: PluginId) -> str:
     return f"{model} x {dataset} x {scorer.label}"
 
 
-def finetune_step(task: str, model: str) -> str:
-    return f"fine-tune {task} on {model}"
+def finetune_step(task: str, model: str, seed: int | None = None) -> str:
+    """A fine-tuning as `audit plan` lists it; `seed` when its task has several."""
+    return f"fine-tune {task} on {model}" + ("" if seed is None else f" (seed {seed})")
 
 
 def plan_audit(loaded: LoadedSpec, settings: RunSettings, display: Display) -> AuditPlan:
@@ -311,16 +317,25 @@ def variant_spec(plan: AuditPlan, model_id: str, stored: StoredVariant) -> Model
 
 def _plan_extrinsic_tasks(plan: AuditPlan) -> list[PlannedTask]:
     """Every extrinsic task with its data read (errors come here, before any training),
-    over the spec's models and every planned variant."""
+    over the spec's models and every planned variant but those whose method changes only
+    the output distribution (Self-Debias: nothing to fine-tune), which each task leaves
+    out with the reason."""
+    from audit.extrinsic.settings import OUTPUT_ONLY_REASON
     from audit.extrinsic.stage import plan_extrinsic
+    from audit.variants.catalog import output_only_variants
 
     variants_of: dict[str, list[str]] = {}
     for job in plan.variant_jobs:
         variants_of.setdefault(job.base, []).append(job.model_id)
+    unfit = {
+        model_id: OUTPUT_ONLY_REASON.format(method=method)
+        for model_id, method in output_only_variants(plan.loaded.spec.variants).items()
+    }
     return plan_extrinsic(
         plan.loaded.spec.extrinsic,
         model_types=plan.model_types,
         variants_of=variants_of,
         data_dir=plan.settings.data_dir,
         seed=plan.loaded.spec.seed,
+        unfit=unfit,
     )

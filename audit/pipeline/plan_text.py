@@ -12,6 +12,7 @@ from audit.pipeline.lm_quality_text import describe_lm_quality
 
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
+    from audit.extrinsic.finetune.store import FineTuneStore
     from audit.pipeline.audit_plan import AuditPlan
     from audit.scoring.cache import ScoreCache
     from audit.scoring.units import ScoreUnit
@@ -113,18 +114,25 @@ def describe_extrinsic(plan: AuditPlan) -> list[str]:
     from audit.extrinsic.budget import budget_warnings, epochs_covered
     from audit.extrinsic.finetune.store import FineTuneStore
 
-    seed = plan.loaded.spec.seed
+    spec_seed = plan.loaded.spec.seed
     lines = ["Extrinsic tasks:"]
     for task in plan.extrinsic:
         steps = task.total_steps()
         settings, n_train = task.spec.finetune, len(task.data.train)
         covered = epochs_covered(settings, n_train) if n_train else None
         epochs = "" if covered is None else f" ({covered:.2g} epoch{'' if covered == 1 else 's'})"
+        seeds = task.seeds(spec_seed)
+        several = len(seeds) > 1
+        per_model = (
+            f", {len(seeds)} seeds per model ({', '.join(map(str, seeds))}), their mean measured"
+            if several
+            else ""
+        )
         lines.append(
             f"  {task.name} ({task.entry.head} head on {n_train:,} examples, "
             f"{steps:,} steps x {settings.batch_size}{epochs}, a curve point every "
             f"{settings.checkpoint_every:,} steps, measured at the "
-            f"{settings.checkpoint.replace('_', ' ')} checkpoint):"
+            f"{settings.checkpoint.replace('_', ' ')} checkpoint{per_model}):"
         )
         lines += [
             f"    warning: finetune.{w.field}: {w.message}"
@@ -133,18 +141,23 @@ def describe_extrinsic(plan: AuditPlan) -> list[str]:
         for model_id in task.models:
             model = plan.models.get(model_id)
             if model is None:
-                lines.append(f"    {model_id}: to fine-tune once the variant is trained")
+                count = f" {len(seeds)} times" if several else ""
+                lines.append(f"    {model_id}: to fine-tune{count} once the variant is trained")
                 continue
-            key = task.cache_key(model.fingerprint, model.model_type, seed)
-            store = FineTuneStore.of(plan.settings.cache_dir, key)
-            if store.is_done():
-                state = "fine-tuned, in the cache"
-            elif store.has_checkpoint():
-                state = "to fine-tune, resuming from a checkpoint"
-            else:
-                state = "to fine-tune"
-            lines.append(f"    {model_id}: {state} (key {key[:8]})")
+            for seed, key in task.cache_keys(model.fingerprint, model.model_type, spec_seed):
+                which = f" (seed {seed})" if several else ""
+                state = _finetune_state(FineTuneStore.of(plan.settings.cache_dir, key))
+                lines.append(f"    {model_id}{which}: {state} (key {key[:8]})")
+        lines += [f"    {model_id}: left out: {reason}" for model_id, reason in task.left_out]
     return lines
+
+
+def _finetune_state(store: FineTuneStore) -> str:
+    if store.is_done():
+        return "fine-tuned, in the cache"
+    if store.has_checkpoint():
+        return "to fine-tune, resuming from a checkpoint"
+    return "to fine-tune"
 
 
 def describe_seat(plan: AuditPlan) -> list[str]:

@@ -103,7 +103,9 @@ def plan_seat(
     if not measures:
         return None
     folder = seat_folder(data_dir, measures[0])
-    output_only = _output_only_variants(spec)
+    from audit.variants.catalog import output_only_variants
+
+    output_only = output_only_variants(spec.variants)
     runs = []
     for measure in measures:
         options = SeatOptions.model_validate(measure.options)
@@ -120,15 +122,3 @@ def plan_seat(
                 models.append(model_id)
         runs.append(SeatRun(measure, options, tests, tuple(models), tuple(skipped)))
     return SeatPlan(folder, tuple(runs))
-
-
-def _output_only_variants(spec: AuditSpec) -> dict[str, str]:
-    """The spec's variants whose method changes only the output distribution (Self-Debias),
-    by id, with their method's name."""
-    from audit.variants.catalog import VARIANT_METHODS
-
-    return {
-        v.id: v.method
-        for v in spec.variants
-        if v.method in VARIANT_METHODS and VARIANT_METHODS.entry(v.method).output_only
-    }

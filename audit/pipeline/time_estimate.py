@@ -210,25 +210,30 @@ def _row_text(row: object) -> str:
 
 
 def finetune_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEstimate]:
-    """Each extrinsic fine-tuning not in the cache: its steps times a timed step."""
+    """Each extrinsic fine-tuning not in the cache (each seed of a task with several):
+    its steps times a timed step."""
     from audit.extrinsic.finetune.store import FineTuneStore
 
     estimates: list[StageEstimate] = []
+    spec_seed = plan.loaded.spec.seed
     for task in plan.extrinsic:
         texts = [t for row in task.data.train[:256] if (t := _row_text(row))]
         steps = task.total_steps()
+        seeds = task.seeds(spec_seed)
         for model_id in task.models:
             model = plan.models.get(model_id)
-            if model is not None:
-                key = task.cache_key(model.fingerprint, model.model_type, plan.loaded.spec.seed)
-                if FineTuneStore.of(plan.settings.cache_dir, key).is_done():
-                    continue
-            what = f"{task.name} on {model_id}: {steps:,} steps"
-            timed_on = timed_as(plan, model_id)
-            if timed_on != model_id:
-                what += f" (timed as its base {timed_on})"
-            throughput = _finetune_throughput(plan, calibrator, task, timed_on, texts)
-            estimates.append(estimate_of("fine-tuning", what, throughput, steps, "step"))
+            for seed in seeds:
+                if model is not None:
+                    key = task.cache_key(model.fingerprint, model.model_type, seed)
+                    if FineTuneStore.of(plan.settings.cache_dir, key).is_done():
+                        continue
+                which = f" (seed {seed})" if len(seeds) > 1 else ""
+                what = f"{task.name} on {model_id}{which}: {steps:,} steps"
+                timed_on = timed_as(plan, model_id)
+                if timed_on != model_id:
+                    what += f" (timed as its base {timed_on})"
+                throughput = _finetune_throughput(plan, calibrator, task, timed_on, texts)
+                estimates.append(estimate_of("fine-tuning", what, throughput, steps, "step"))
     return estimates
 
 

@@ -15,6 +15,7 @@ import math
 import pandas as pd
 
 from audit.report import cells
+from audit.report import extrinsic_seeds as seeds
 from audit.report.charts import line_chart
 from audit.report.formatting import fixed_digits, fmt_num, fmt_p, plural, upper_first
 from audit.report.index import MeasurementIndex, unique
@@ -60,7 +61,10 @@ def _dev_cell(record: ExtrinsicRecord) -> cells.Cell:
 
 
 def _checkpoint_cell(record: ExtrinsicRecord) -> cells.Cell:
-    """The step the value and the dev check are from, of the steps run, and why."""
+    """The step the value and the dev check are from, of the steps run, and why (each
+    seed's, for a mean over seeds)."""
+    if record.seeds:
+        return seeds.checkpoint_cell(record)
     steps, chosen = record.finetune.steps, record.chosen_checkpoint
     if chosen is None:
         return cells.text(f"{steps:,} of {steps:,}", note="the last step (written before 3.0)")
@@ -68,8 +72,10 @@ def _checkpoint_cell(record: ExtrinsicRecord) -> cells.Cell:
 
 
 def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Table:
-    """One row per (task, model): the value with its interval, the dev check, the
-    fine-tuning and, for STS-bias, the correlation with the share of women."""
+    """One row per (task, model): the value with its interval (and, when some model was
+    fine-tuned with several seeds, their spread), the dev check, the fine-tuning and, for
+    STS-bias, the correlation with the share of women."""
+    several = seeds.any_seeds(records)
     maker = cells.TableMaker(
         id="extrinsic-table",
         title="Extrinsic bias after fine-tuning",
@@ -79,11 +85,13 @@ def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Ta
         "the task measures noise. r(% women): Pearson correlation, across occupations, of the "
         "signed gap with the share of women in the occupation (U.S. BLS). Checkpoint: the "
         "fine-tuning step the value and the dev check are from, of the steps run (the best "
-        "dev score unless the spec says `checkpoint: last`).",
+        "dev score unless the spec says `checkpoint: last`)."
+        + (seeds.TABLE_CAPTION if several else ""),
         columns=[
             "Model",
             "Task",
             "Value (CI)",
+            *([seeds.SEEDS_COLUMN] if several else []),
             "Ideal",
             "Dev",
             "Checkpoint",
@@ -100,6 +108,7 @@ def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Ta
                 model_cell(index, r.model),
                 cells.text(_task_title(index, r, short=True)),
                 cells.interval(r.value, r.ci_low, r.ci_high, digits, note=r.note),
+                *([seeds.seeds_cell(r, digits)] if several else []),
                 cells.number(r.ideal_value, 0),
                 _dev_cell(r),
                 _checkpoint_cell(r),
@@ -139,7 +148,8 @@ def curve_chart(index: MeasurementIndex, task: str, records: list[ExtrinsicRecor
         caption=f"The value at each of the {len(unique(frame['step']))} checkpoints of the "
         "fine-tuning (K, 2K, ... and the last step), each base model in its panel with its "
         f"variants ({KANEKO_2022}, Fig. 2). A bias that moves a lot between checkpoints is "
-        "as much a product of the fine-tuning as of the model.",
+        "as much a product of the fine-tuning as of the model."
+        + (seeds.CURVE_CAPTION if seeds.any_seeds(records) else ""),
         spec=line_chart(
             frame,
             x="step",
@@ -174,7 +184,8 @@ def occupation_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) ->
         title="STS-bias per occupation",
         caption="Mean signed gap sim(man, occupation) - sim(woman, occupation) over the "
         "templates: above 0, the occupation sentence is judged closer to the man sentence. "
-        "Occupations sorted by the share of women (U.S. BLS, Winogender's list).",
+        "Occupations sorted by the share of women (U.S. BLS, Winogender's list)."
+        + (seeds.OCCUPATION_CAPTION if seeds.any_seeds([r for r, _ in sts]) else ""),
         columns=["Occupation", "% women", *models],
     )
     digits = fixed_digits([v for row in gaps.values() for v in row.values()], least=2)
@@ -243,7 +254,12 @@ def extrinsic_sections(index: MeasurementIndex) -> list[Section]:
             intro="Bias measured in a downstream task after fine-tuning each model, and how "
             "it relates to the intrinsic measures of this report "
             f"({KANEKO_2022}: intrinsic measures alone must not decide a deployment).",
-            blocks=dev_blocks(index, records),
+            blocks=[
+                *dev_blocks(index, records),
+                *seeds.left_out_block(
+                    records, {r.task: _task_title(index, r, short=True) for r in records}
+                ),
+            ],
             tables=tables,
             charts=charts,
         )

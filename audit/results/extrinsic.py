@@ -233,37 +233,112 @@ class ChosenCheckpoint(Record):
     reason: str = Field(description="Why this step, in words (for the report).")
 
 
+class ExtrinsicSeed(Record):
+    """One seed's fine-tuning of a task on a model, when the spec asks for several
+    (`finetune.seeds` > 1): its value at its own chosen checkpoint, with its CI over the
+    evaluation items, its dev check and curve, and whether it counts in the model's mean."""
+
+    seed: int = Field(description="The fine-tuning's seed (head weights, data order, dropout).")
+    value: float | None = Field(description="The task's value at this seed's chosen checkpoint.")
+    ci_low: float | None = None
+    ci_high: float | None = None
+    note: str = Field(default="", description="The value's note (e.g. why no interval).")
+    kept: bool = Field(
+        description="Counted in the model's mean: its fine-tuning passed the dev check (when "
+        "every seed failed, every seed is counted and the model's dev check fails)."
+    )
+    dev_check: DevCheck | None = None
+    chosen_checkpoint: ChosenCheckpoint = Field(
+        description="The checkpoint this seed's value and dev check are from."
+    )
+    curve: list[CurvePoint] = Field(
+        default_factory=list, description="This seed's value and dev score at every curve step."
+    )
+    key: str = Field(description="This fine-tuning's cache key (<cache>/extrinsic/<key>/).")
+    cached: bool = Field(description="This fine-tuned model was read from the cache.")
+    seconds: float = Field(
+        description="Wall time of this fine-tuning when it ran (dev scoring and curve "
+        "predictions included; the time of the run that trained it when cached)."
+    )
+
+
 class ExtrinsicRecord(Record):
-    """One extrinsic task fine-tuned on one model (or variant) and measured."""
+    """One extrinsic task fine-tuned on one model (or variant) and measured; with several
+    fine-tuning seeds (`finetune.seeds` k > 1) the value is the mean over the seeds."""
 
     task: str
     measure: PluginId = Field(description="The task with its options, as its measurement.")
     model: str
     dataset: str = Field(description="The name the task's measurement carries ('sts_b').")
-    value: float | None
-    ci_low: float | None = None
+    value: float | None = Field(
+        description="The task's value; with k > 1 seeds the mean of the kept seeds' values "
+        "(`seeds[].kept`), each measured at its own chosen checkpoint."
+    )
+    ci_low: float | None = Field(
+        default=None,
+        description="The CI over the task's evaluation items (STS-bias: templates); with "
+        "k > 1 seeds the CI of the mean: every seed is resampled with the same item draws "
+        "and a replicate of the mean is the mean of the seeds' replicates.",
+    )
     ci_high: float | None = None
     n: int
     note: str = ""
     ideal_value: float | None = None
-    dev_check: DevCheck | None = None
+    dev_check: DevCheck | None = Field(
+        default=None,
+        description="With k > 1 seeds: passed when a seed passed, its value the mean dev "
+        "score of the kept seeds (of every seed when all failed).",
+    )
     chosen_checkpoint: ChosenCheckpoint | None = Field(
         default=None,
         description="The checkpoint `value` and `dev_check` are from (results_version 3.0; "
-        "None in older files, whose values are from the last step).",
+        "None in older files, whose values are from the last step, and with k > 1 seeds, "
+        "where each seed has its own in `seeds`).",
     )
     curve: list[CurvePoint] = Field(
-        default_factory=list, description="K, 2K, ... and the last step of the fine-tuning."
+        default_factory=list,
+        description="K, 2K, ... and the last step of the fine-tuning; with k > 1 seeds the "
+        "mean over the kept seeds at each step.",
     )
-    finetune: FineTuneSummary
-    cached: bool = Field(description="The fine-tuned model was read from the cache.")
-    key: str = Field(description="The fine-tuning's cache key (<cache>/extrinsic/<key>/).")
+    finetune: FineTuneSummary = Field(
+        description="The fine-tuning; with k > 1 seeds the first kept seed's (the first "
+        "seed's when none passed)."
+    )
+    cached: bool = Field(
+        description="The fine-tuned model was read from the cache (with k > 1 seeds: every "
+        "seed's was)."
+    )
+    key: str = Field(
+        description="The fine-tuning's cache key (<cache>/extrinsic/<key>/); with k > 1 "
+        "seeds the one of `finetune`, each seed's in `seeds`."
+    )
     facts: dict[str, Any] = Field(default_factory=dict, description="What data was read.")
     detail: StsBiasResult | TprGapResult | NliBiasResult | dict[str, Any] = Field(
         union_mode="left_to_right",
         description="The task's own result record: a built-in's, or a plug-in task's fields "
-        "(readers need no plug-in installed).",
+        "(readers need no plug-in installed); with k > 1 seeds the one of `finetune`'s seed.",
     )
+    seeds: list[ExtrinsicSeed] = Field(
+        default_factory=list,
+        description="Each seed's fine-tuning when the spec asks for k > 1 (results_version "
+        "4.0); empty with one seed, whose fine-tuning is the record itself.",
+    )
+    seed_sd: float | None = Field(
+        default=None,
+        description="Standard deviation (n - 1) of the kept seeds' values; None with fewer "
+        "than 2 kept seeds.",
+    )
+    seed_min: float | None = Field(
+        default=None, description="The smallest kept seed's value (None with one seed)."
+    )
+    seed_max: float | None = Field(
+        default=None, description="The largest kept seed's value (None with one seed)."
+    )
+
+    @property
+    def left_out_seeds(self) -> list[ExtrinsicSeed]:
+        """The seeds whose fine-tuning failed the dev check and are not in the mean."""
+        return [s for s in self.seeds if not s.kept]
 
     @field_validator("detail", mode="before")
     @classmethod

@@ -28,7 +28,6 @@
   3.0 also adds `extrinsic[].chosen_checkpoint`: the fine-tuning checkpoint a task
   was measured at (best dev score by default); older files were measured at the
   last step.
-
 - 4.0 decides `comparisons[].verdict` after a multiple-comparison correction over each
   family of comparisons (Holm by default; `verdict_uncorrected` keeps the verdict of the
   two intervals alone), adds the verdict `borderline` (the decision depends on the
@@ -44,6 +43,11 @@
   `spearman_p_corrected` and `items_resampled` (two-level intervals). `audit` adds
   `comparisons` (the correction and power) and `correlations.effect_size` / `.power`. A
   3.x file is migrated on read (`audit/migrations/v3.py`).
+  4.0 also adds `extrinsic[].seeds` (one `ExtrinsicSeed` per fine-tuning seed when a
+  task runs `finetune.seeds` k > 1: seed, value, CI, note, kept, dev check, chosen
+  checkpoint, curve, key, cached, seconds) and `extrinsic[].seed_sd`, `seed_min`,
+  `seed_max` (the spread of the kept seeds' values); the record's value is then the mean
+  over the kept seeds. A file without them reads with `seeds: []` (one fine-tuning).
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """

@@ -30,7 +30,7 @@ from audit.spec.models import (
 from audit.spec.options_check import check_options
 from audit.spec.problems import Finding, Loc, one_of, show
 from audit.spec.sections import Items, SpecSections
-from audit.variants.catalog import VARIANT_METHODS
+from audit.variants.catalog import VARIANT_METHODS, output_only_variants
 from audit.variants.settings import BUILTIN_CORPUS_NAMES
 
 _MODEL_TYPES = ("masked", "causal")
@@ -217,7 +217,9 @@ def check_extrinsic(
     variants: Items[VariantSpec] | None,
 ) -> list[Finding]:
     """Known tasks with valid options, each task once, and `models` naming models or
-    variants of the spec."""
+    variants of the spec, none of them a variant that cannot be fine-tuned (its method
+    changes only the output distribution: Self-Debias); a task that brings such a
+    variant in with its base (or by default) leaves it out, with a warning."""
     from audit.extrinsic.catalog import EXTRINSIC_TASKS
 
     findings: list[Finding] = []
@@ -226,6 +228,9 @@ def check_extrinsic(
         known = [m.id for _, m in models.valid()]
         if variants is not None and variants.complete:
             known += [v.id for _, v in variants.valid()]
+    spec_variants = [v for _, v in variants.valid()] if variants is not None else []
+    output_only = output_only_variants(spec_variants)
+    bases = {v.id: v.base for v in spec_variants}
     first: dict[str, int] = {}
     for i, task in tasks.valid():
         loc: Loc = ("extrinsic", i)
@@ -244,11 +249,44 @@ def check_extrinsic(
         first.setdefault(task.task, i)
         findings += _warn_finetune_budget(task, loc)
         for j, model_id in enumerate(task.models or []):
-            if known is not None and model_id not in known:
+            if model_id in output_only:
+                findings.append(_output_only_named(model_id, output_only[model_id], loc, j))
+            elif known is not None and model_id not in known:
                 findings.append(
                     _not_in_spec("model", model_id, (*loc, "models", j), known, "models")
                 )
+        brought = [
+            v
+            for v in output_only
+            if task.models is None or (v not in task.models and bases[v] in task.models)
+        ]
+        if brought:
+            findings.append(_output_only_left_out(task.task, brought, output_only, loc))
     return findings
+
+
+def _output_only_named(model_id: str, method: str, loc: Loc, j: int) -> Finding:
+    from audit.extrinsic.settings import OUTPUT_ONLY_REASON
+
+    return Finding(
+        (*loc, "models", j),
+        f"variant '{model_id}' cannot be fine-tuned: "
+        f"{OUTPUT_ONLY_REASON.format(method=method)}; leave it out of `models`",
+        got=show(model_id),
+    )
+
+
+def _output_only_left_out(
+    task: str, brought: list[str], output_only: Mapping[str, str], loc: Loc
+) -> Finding:
+    from audit.extrinsic.settings import OUTPUT_ONLY_REASON
+
+    why = "; ".join(f"'{v}': {OUTPUT_ONLY_REASON.format(method=output_only[v])}" for v in brought)
+    return Finding(
+        loc,
+        f"extrinsic task '{task}' leaves out {', '.join(repr(v) for v in brought)} ({why})",
+        severity="warning",
+    )
 
 
 def _warn_finetune_budget(task: ExtrinsicSpec, loc: Loc) -> list[Finding]:

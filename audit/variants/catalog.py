@@ -6,8 +6,9 @@ options model, the model types it can train, and the lazy path of its `VariantMe
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from audit.cards import PluginCard
 from audit.registry import PluginEntry, Registry
@@ -20,6 +21,9 @@ from audit.variants.methods.options import (
     SelfDebiasOptions,
     SentenceDebiasOptions,
 )
+
+if TYPE_CHECKING:
+    from audit.variants.settings import VariantSpec
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,17 @@ class VariantMethodEntry(PluginEntry):
 
 
 VARIANT_METHODS: Registry[VariantMethodEntry, Any] = Registry("variant_method", VariantMethodEntry)
+
+
+def output_only_variants(variants: Iterable[VariantSpec]) -> dict[str, str]:
+    """The variants whose method changes only the output distribution (Self-Debias), by
+    id, with their method's name: SEAT, which reads hidden states, and the extrinsic tasks,
+    which fine-tune the encoder, leave them out."""
+    return {
+        v.id: v.method
+        for v in variants
+        if v.method in VARIANT_METHODS and VARIANT_METHODS.entry(v.method).output_only
+    }
 
 
 #: What a debiasing method is for: read off its variant's measures beside its base's.

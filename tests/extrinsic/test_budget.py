@@ -98,6 +98,8 @@ def test_validate_warns_about_a_small_budget(tmp_path: Path) -> None:
         ("{learning_rate: 2}", "learning_rate", ["less than 1", "got 2"]),
         ("{checkpoint_every: 0}", "checkpoint_every", ["must be at least 1", "got 0"]),
         ("{pooling: max}", "pooling", ["'cls', 'mean' or 'last'"]),
+        ("{seeds: 0}", "seeds", ["must be at least 1", "got 0"]),
+        ("{seeds: -3}", "seeds", ["must be at least 1", "got -3"]),
         ("{epoch: 2}", "epoch", ["did you mean 'epochs'?", "checkpoint)"]),
     ],
 )

@@ -13,7 +13,7 @@ import pytest
 from audit.display import SilentDisplay
 from audit.errors import AuditUserError
 from audit.extrinsic.settings import ExtrinsicSpec
-from audit.extrinsic.stage import plan_extrinsic, run_extrinsic
+from audit.extrinsic.stage import ExtrinsicOutcome, plan_extrinsic, run_extrinsic
 from audit.results import NliBiasResult, TprGapResult
 from tests.extrinsic.test_finetune import load_tiny, tiny_dirs
 from tests.extrinsic.test_nli_bias import word_lists
@@ -39,6 +39,12 @@ def bios(n_each: int) -> list[dict[str, Any]]:
 
 
 def run(tasks: list[ExtrinsicSpec], data_dir: Path, dirs: dict[str, Path], cache: Path) -> Any:
+    return outcome(tasks, data_dir, dirs, cache).records
+
+
+def outcome(
+    tasks: list[ExtrinsicSpec], data_dir: Path, dirs: dict[str, Path], cache: Path
+) -> ExtrinsicOutcome:
     planned = plan_extrinsic(
         tasks, model_types={"tiny-bert": "masked"}, variants_of={}, data_dir=data_dir, seed=1
     )

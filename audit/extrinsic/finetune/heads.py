@@ -3,8 +3,11 @@
 The encoder is the LM's base model (`model.base_model`: BertModel inside
 BertForMaskedLM, LlamaModel inside LlamaForCausalLM, GPT2Model inside GPT2LMHeadModel);
 the LM head is not used. The encoder is a copy, so the `LoadedModel` it came from is left
-as it was. Its last hidden states are pooled (`pool`) into one vector per input, and the
-head maps it to the task's outputs:
+as it was. A post-hoc debiased variant's projection of the last hidden states (INLP,
+SentenceDebias: a forward hook on the body, `audit.models.projection`) is copied with it,
+so the head reads the projected states, and stays fixed: it is no parameter
+(tests/extrinsic/test_posthoc_finetune.py). The last hidden states are pooled (`pool`)
+into one vector per input, and the head maps it to the task's outputs:
 
     dropout -> dense (d x d) -> tanh -> dropout -> linear (d x n)
 
@@ -174,7 +177,7 @@ def build_task_model(
     encoder (float32, on `device`, every weight trainable), its head layers drawn from
     `seed` (`head_seed`)."""
     source = encoder_of(loaded)
-    encoder = copy.deepcopy(source).float()
+    encoder = copy.deepcopy(source).float()  # forward hooks (a projection) copied too
     encoder.requires_grad_(True)
     config = loaded.model.config
     hidden = int(getattr(config, "hidden_size", 0) or 0)

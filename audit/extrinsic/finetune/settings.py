@@ -23,6 +23,10 @@ DEFAULT_EPOCHS = 2.0
 #: The settings that change no weight and no curve point, only which checkpoint is read:
 #: left out of the cache key, the resume identity and the summary's settings.
 SELECTION_FIELDS = frozenset({"checkpoint"})
+#: The settings that say how many fine-tunings to run, not how one runs: each seed's
+#: fine-tuning is keyed by its own seed, so these are left out of the key too (a spec with
+#: `seeds: 1` keeps the keys it had before the field existed).
+REPEAT_FIELDS = frozenset({"seeds"})
 #: Which poolings each model type accepts; the first is the default.
 POOLINGS: dict[str, tuple[Pooling, ...]] = {
     "masked": ("cls", "mean"),
@@ -62,7 +66,15 @@ class FineTuneSettings(TrainingLength):
     seed: int | None = Field(
         default=None,
         description="Seed of the head's initial weights, data order and dropout; default: "
-        "the spec's seed.",
+        "the spec's seed. With `seeds` k > 1, the first of the seeds s, s+1, ..., s+k-1.",
+    )
+    seeds: int = Field(
+        default=1,
+        ge=1,
+        description="Fine-tunings per model, with the seeds s, s+1, ..., s+k-1 (s: `seed`, "
+        "else the spec's seed), each cached on its own. The task's value is the mean over "
+        "the seeds whose fine-tuning passed the dev check, with its spread; 1: one "
+        "fine-tuning, as before the field existed.",
     )
     checkpoint_every: int = Field(
         default=100,
@@ -107,9 +119,20 @@ class FineTuneSettings(TrainingLength):
         return self.pooling
 
     def training_dump(self) -> dict[str, Any]:
-        """The settings as JSON without `SELECTION_FIELDS`: what decides the weights and the
-        curve (the cache key, the stored description and the summary hold this)."""
-        return self.model_dump(mode="json", exclude=set(SELECTION_FIELDS))
+        """The settings as JSON without `SELECTION_FIELDS` and `REPEAT_FIELDS`: what decides
+        one fine-tuning's weights and curve (the cache key, the stored description and the
+        summary hold this)."""
+        return self.model_dump(mode="json", exclude=set(SELECTION_FIELDS | REPEAT_FIELDS))
+
+    def seed_list(self, spec_seed: int) -> tuple[int, ...]:
+        """The seeds of the fine-tunings of one model: s, s+1, ..., s+k-1, where s is
+        `seed` (else `spec_seed`) and k is `seeds`."""
+        first = self.seed if self.seed is not None else spec_seed
+        return tuple(first + i for i in range(self.seeds))
+
+    def for_seed(self, seed: int) -> FineTuneSettings:
+        """The settings of the fine-tuning with `seed` (one of `seed_list`)."""
+        return self.model_copy(update={"seed": seed})
 
     def resolved(self, model_type: ModelType, seed: int) -> FineTuneSettings:
         """The settings as they are used (seed and pooling filled in): what a cache key and

@@ -10,7 +10,8 @@
 The key is a sha256 over the model's fingerprint, the task's name and options, the
 fine-tuning settings (seed and pooling filled in; `checkpoint_every` included, since K
 decides which curve points exist, although resuming is exact whatever K is; `checkpoint`,
-which only chooses among the stored points, left out) and the
+which only chooses among the stored points, and `seeds`, which says how many fine-tunings
+to run, each keyed by its own seed, left out) and the
 head's hash of the training and dev data (a classifier's: with its label order). The
 same spec never fine-tunes twice. `planned_key` gives the key without loading the model,
 so a plan can tell what is cached; `cached_finetune` reads or fine-tunes and stores.

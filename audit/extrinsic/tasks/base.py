@@ -10,6 +10,11 @@ fine-tuning of the task's head (its own `TaskData.head`, else the built-in head 
 entry's kind), the curve points (the task's predictions at every K
 steps, kept as arrays so that a cached fine-tuning gives the same curve), the measurement
 and the record.
+
+A task may also give its value's bootstrap replicates over its evaluation items
+(`ResamplingTask.replicates`; `task_replicates` asks for them): the CI of a mean over
+fine-tuning seeds and the two-level bootstrap of the correlations across models need
+them. A task without the method has no replicates: a mean over seeds then has no CI.
 """
 
 from __future__ import annotations
@@ -128,6 +133,17 @@ class TaskValue:
         )
 
 
+@dataclass(frozen=True, eq=False)
+class ItemReplicates:
+    """A task's value recomputed on `values.size` bootstrap resamples of its evaluation
+    items (NaN where a resample leaves it undefined). `n_items` resampled units, named by
+    `counted` ('templates'): what the interval rule counts (`bootstrap_interval`)."""
+
+    values: np.ndarray
+    n_items: int
+    counted: str
+
+
 class ExtrinsicTask(Protocol):
     """One extrinsic task; `options` is its validated options model."""
 
@@ -138,3 +154,38 @@ class ExtrinsicTask(Protocol):
     def measure(
         self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
     ) -> TaskValue: ...
+
+
+class ResamplingTask(ExtrinsicTask, Protocol):
+    """A task that also gives its value's replicates over resamples of its evaluation
+    items (optional: the built-in tasks have it).
+
+    `replicates` draws `resampling.n_bootstrap` resamples from `resampling.seed` and the
+    evaluation data alone, never from the predictions: every model and every fine-tuning
+    seed of the task is resampled with the same draws, so replicate b of two fine-tunings
+    is over the same items (a mean's replicate is the mean of the replicates). None when
+    the value is undefined (e.g. no pairs of both genders)."""
+
+    def replicates(
+        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+    ) -> ItemReplicates | None: ...
+
+
+def task_replicates(
+    task: ExtrinsicTask,
+    predictions: Mapping[str, np.ndarray],
+    data: TaskData,
+    resampling: Resampling,
+) -> ItemReplicates | None:
+    """The task's replicates of its value on `predictions`; None when the task gives none
+    (no `replicates` method) or `resampling` draws none."""
+    method = getattr(task, "replicates", None)
+    if method is None or resampling.n_bootstrap < 1:
+        return None
+    found: ItemReplicates | None = method(predictions, data, resampling)
+    if found is not None and found.values.shape != (resampling.n_bootstrap,):
+        raise ValueError(
+            f"the task's replicates have shape {found.values.shape}; expected "
+            f"({resampling.n_bootstrap},): one value per resample"
+        )
+    return found

@@ -11,10 +11,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from audit.extrinsic.biasbios import Bio, tpr_gap_of_bios
+from audit.extrinsic.biasbios import Bio, tpr_gap_of_bios, tpr_gap_replicates
 from audit.extrinsic.finetune.examples import bios_examples
 from audit.extrinsic.options import BiasBiosOptions
-from audit.extrinsic.tasks.base import Resampling, TaskContext, TaskData, TaskValue
+from audit.extrinsic.tasks.base import (
+    ItemReplicates,
+    Resampling,
+    TaskContext,
+    TaskData,
+    TaskValue,
+)
 from audit.extrinsic.tasks.hashing import lines_sha256
 
 if TYPE_CHECKING:
@@ -67,6 +73,28 @@ class BiasBiosTask:
             min_per_gender=options.min_per_gender,
         )
         return TaskValue.of(result, result.n_bios)
+
+    def replicates(
+        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+    ) -> ItemReplicates | None:
+        """The value on resamples of the test bios within each (title, gender) cell, the
+        same bios for every model; None when no occupation has a gap."""
+        options: BiasBiosOptions = data.options
+        labels = data.labels or ()
+        bios: list[Bio] = data.evaluation
+        found = tpr_gap_replicates(
+            [b.title for b in bios],
+            [labels[int(i)] for i in predictions["predicted"]],
+            [b.gender for b in bios],
+            seed=resampling.seed,
+            n_bootstrap=resampling.n_bootstrap,
+            aggregate=options.aggregate,
+            min_per_gender=options.min_per_gender,
+        )
+        if found is None:
+            return None
+        values, n_bios = found
+        return ItemReplicates(values, n_bios, "bios")
 
 
 TASK = BiasBiosTask()

@@ -12,9 +12,15 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from audit.extrinsic.finetune.examples import nli_examples
-from audit.extrinsic.nli_bias import LABELS, NliPair, nli_bias_scores
+from audit.extrinsic.nli_bias import LABELS, NliPair, nli_bias_replicates, nli_bias_scores
 from audit.extrinsic.options import NliBiasOptions
-from audit.extrinsic.tasks.base import Resampling, TaskContext, TaskData, TaskValue
+from audit.extrinsic.tasks.base import (
+    ItemReplicates,
+    Resampling,
+    TaskContext,
+    TaskData,
+    TaskValue,
+)
 from audit.extrinsic.tasks.hashing import lines_sha256
 
 if TYPE_CHECKING:
@@ -66,6 +72,26 @@ class NliBiasTask:
             aggregate=options.aggregate,
         )
         return TaskValue.of(result, result.n_pairs)
+
+    def replicates(
+        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+    ) -> ItemReplicates | None:
+        """The value on resamples of the premises (occupations under `word_pair`): the
+        draws of `measure`'s CI of the value; None without pairs of both genders."""
+        options: NliBiasOptions = data.options
+        found = nli_bias_replicates(
+            predictions["probs"],
+            list(data.labels or LABELS),
+            data.evaluation,
+            seed=resampling.seed,
+            n_bootstrap=resampling.n_bootstrap,
+            aggregate=options.aggregate,
+        )
+        if found is None:
+            return None
+        values, units = found
+        counted = "occupations" if options.aggregate == "word_pair" else "premises"
+        return ItemReplicates(values, units, counted)
 
 
 TASK = NliBiasTask()

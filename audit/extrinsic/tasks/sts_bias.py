@@ -14,9 +14,16 @@ from audit.extrinsic.sts_bias import (
     PCT_FEMALE_SOURCE,
     StsBiasPair,
     build_sts_bias_pairs,
+    sts_bias_replicates,
     sts_bias_score,
 )
-from audit.extrinsic.tasks.base import Resampling, TaskContext, TaskData, TaskValue
+from audit.extrinsic.tasks.base import (
+    ItemReplicates,
+    Resampling,
+    TaskContext,
+    TaskData,
+    TaskValue,
+)
 from audit.extrinsic.tasks.hashing import lines_sha256
 from audit.variants.wordlists import load_gender_word_lists, load_word_list_folder
 
@@ -98,6 +105,20 @@ class StsBiasTask:
             pct_female=shares,
         )
         return TaskValue.of(result, result.n_pairs)
+
+    def replicates(
+        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+    ) -> ItemReplicates:
+        """The value on resamples of whole templates: the draws of `measure`'s CI."""
+        pairs: list[StsBiasPair] = data.evaluation[0]
+        values = sts_bias_replicates(
+            pairs,
+            predictions["male"],
+            predictions["female"],
+            seed=resampling.seed,
+            n_bootstrap=resampling.n_bootstrap,
+        )
+        return ItemReplicates(values, len({p.template_id for p in pairs}), "templates")
 
 
 TASK = StsBiasTask()
