@@ -176,7 +176,12 @@ def run_audit(
             plan, models, scores, measurements, extrinsic, extrinsic_replicates, display
         )
         variant_results = variant_records(
-            plan, trained, measurements, extrinsic, replicates=studies.replicates
+            plan,
+            trained,
+            measurements,
+            extrinsic,
+            replicates=studies.replicates,
+            extrinsic_replicates=extrinsic_replicates,
         )
 
     from audit.environment import describe_environment

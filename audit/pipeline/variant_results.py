@@ -3,6 +3,7 @@ trained on (Table 1) and the meta-evaluation of every bias_controlled entry."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -10,6 +11,9 @@ from audit.ids import PluginId
 from audit.results import CorpusRecord, Measurement, MetaEvaluation, VariantRecord
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from audit.extrinsic.stage import ReplicateKey
     from audit.pipeline.audit_plan import AuditPlan
     from audit.pipeline.training import TrainedVariants
     from audit.results import ExtrinsicRecord
@@ -30,6 +34,7 @@ def variant_records(
     extrinsic: list[ExtrinsicRecord],
     *,
     replicates: ItemReplicates | None = None,
+    extrinsic_replicates: Mapping[ReplicateKey, np.ndarray] | None = None,
 ) -> VariantResults:
     """The variants as trained, their corpora (Table 1) and the meta-evaluation of every
     bias_controlled entry (over the intrinsic measurements and the extrinsic values; the
@@ -92,13 +97,35 @@ def variant_records(
                 seed=spec.seed,
                 n_bootstrap=spec.bootstrap,
                 alpha=spec.alpha,
-                replicates=replicates,
+                replicates=_with_extrinsic(replicates, extrinsic, extrinsic_replicates),
                 correction=spec.correlations.correction,
                 effect_size=spec.correlations.effect_size,
                 target_power=spec.correlations.power,
             )
         )
     return out
+
+
+def _with_extrinsic(
+    replicates: ItemReplicates | None,
+    extrinsic: list[ExtrinsicRecord],
+    extrinsic_replicates: Mapping[ReplicateKey, np.ndarray] | None,
+) -> ItemReplicates:
+    """The intrinsic series' item replicates and the extrinsic ones, keyed as the
+    meta-evaluation reads a series (`meta_evaluation_input`: the head's pooling as its
+    scorer)."""
+    out: ItemReplicates = {k: dict(v) for k, v in (replicates or {}).items()}
+    for record in extrinsic:
+        found = (extrinsic_replicates or {}).get((record.measure.key, record.dataset, record.model))
+        if found is None:
+            continue
+        scorer = _finetune_scorer(record)
+        out.setdefault((record.measure.key, record.dataset, scorer.key), {})[record.model] = found
+    return out
+
+
+def _finetune_scorer(record: ExtrinsicRecord) -> PluginId:
+    return PluginId.of("finetune", {"pooling": record.finetune.pooling})
 
 
 def meta_evaluation_input(record: ExtrinsicRecord) -> Measurement:
@@ -108,7 +135,7 @@ def meta_evaluation_input(record: ExtrinsicRecord) -> Measurement:
     return Measurement(
         model=record.model,
         dataset=record.dataset,
-        scorer=PluginId.of("finetune", {"pooling": record.finetune.pooling}),
+        scorer=_finetune_scorer(record),
         measure=record.measure,
         value=record.value,
         ci_low=record.ci_low,
