@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -38,11 +38,10 @@ from audit.scoring.units import ScoreUnit
 from audit.spec.loader import LoadedSpec
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
 
-    from audit.extrinsic.stage import ReplicateKey
-    from audit.results import ExtrinsicRecord, Measurement
+    from audit.extrinsic.stage import ExtrinsicOutcome
+    from audit.results import Measurement
     from audit.studies import Studies
 
 __all__ = ["RunOutcome", "RunSettings", "executed_steps", "plan_audit", "run_audit"]
@@ -123,12 +122,13 @@ def run_audit(
     if precision_checks:
         timer.timings["precision_check"] = time.monotonic() - started
 
-    extrinsic: list[ExtrinsicRecord] = []
-    extrinsic_replicates: Mapping[ReplicateKey, np.ndarray] = {}
+    from audit.extrinsic.stage import ExtrinsicOutcome
+
+    outcome = ExtrinsicOutcome([], {}, {})
     if plan.extrinsic:
         with timer.stage("extrinsic"):
             outcome = run_extrinsic_tasks(plan, models, loader, display)
-            extrinsic, extrinsic_replicates = outcome.records, outcome.replicates
+    extrinsic = outcome.records
 
     seat = None
     if plan.seat is not None:
@@ -172,16 +172,14 @@ def run_audit(
         lm_quality = None
 
     with timer.stage("studies"):
-        studies = _studies(
-            plan, models, scores, measurements, extrinsic, extrinsic_replicates, display
-        )
+        studies = _studies(plan, models, scores, measurements, outcome, display)
         variant_results = variant_records(
             plan,
             trained,
             measurements,
             extrinsic,
             replicates=studies.replicates,
-            extrinsic_replicates=extrinsic_replicates,
+            extrinsic_replicates=outcome.replicates,
         )
 
     from audit.environment import describe_environment
@@ -224,8 +222,7 @@ def _studies(
     models: RunModels,
     scores: pd.DataFrame,
     measurements: list[Measurement],
-    extrinsic: list[ExtrinsicRecord],
-    extrinsic_replicates: Mapping[ReplicateKey, np.ndarray],
+    extrinsic: ExtrinsicOutcome,
     display: Display,
 ) -> Studies:
     from audit.pipeline.records import study_settings
@@ -238,8 +235,9 @@ def _studies(
         unit_frames(scores),
         measurements,
         display,
-        extrinsic,
-        extrinsic_replicates=extrinsic_replicates,
+        extrinsic.records,
+        extrinsic_replicates=extrinsic.replicates,
+        extrinsic_seed_replicates=extrinsic.seed_replicates,
     )
 
 

@@ -254,6 +254,10 @@ WRITTEN_SINCE_4_0 = {
     "items_resampled",
     "trivial",
     "spearman_p_corrected",
+    "seeds",
+    "seed_sd",
+    "seed_min",
+    "seed_max",
 }
 #: What 3.0 adds to each correlation record and to each of its two series, and to `audit`.
 CORRELATION_FIELDS_2_3 = {

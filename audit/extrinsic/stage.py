@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -209,6 +209,9 @@ class ExtrinsicOutcome:
 
     records: list[ExtrinsicRecord]
     replicates: dict[ReplicateKey, np.ndarray]
+    #: Each counted seed's own replicates (the seeds the value is the mean of; one array
+    #: for one seed), for a comparison that resamples the seeds as well as the items.
+    seed_replicates: dict[ReplicateKey, list[np.ndarray]] = field(default_factory=dict)
 
 
 def run_extrinsic(
@@ -227,7 +230,7 @@ def run_extrinsic(
     (variants right after their base); a model missing from it (a variant that was not
     trained) is left out."""
     resampling = Resampling(seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
-    outcome = ExtrinsicOutcome([], {})
+    outcome = ExtrinsicOutcome([], {}, {})
     for item in planned:
         for model_id in [m for m in model_order if m in item.models]:
             loaded = load_model(model_id)
@@ -238,8 +241,14 @@ def run_extrinsic(
             ]
             record, replicates = _record(item, model_id, runs, resampling)
             outcome.records.append(record)
+            key = (record.measure.key, record.dataset, record.model)
             if replicates is not None:
-                outcome.replicates[(record.measure.key, record.dataset, record.model)] = replicates
+                outcome.replicates[key] = replicates
+            counted = [r for r in runs if r.passed] or list(runs)
+            if all(r.replicates is not None for r in counted):
+                outcome.seed_replicates[key] = [
+                    r.replicates.values for r in counted if r.replicates is not None
+                ]
     return outcome
 
 

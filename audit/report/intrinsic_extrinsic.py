@@ -93,6 +93,8 @@ def correlation_table(index: MeasurementIndex) -> Table | None:
                 note = f"{words.tau_with_interval(c)}; {note}"
             if c.trivial:
                 note = f"not a finding: {c.trivial}; {note}"
+            elif c.kendall_tau is None:
+                note = f"too few models for a test: {c.note or 'no test'}; {note}"
             elif not c.conclusive:
                 note = f"underpowered: {c.note or 'no test'}; {note}"
             tau = "—" if c.kendall_tau is None else fmt_num(c.kendall_tau, 2)
@@ -152,6 +154,13 @@ def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]
     if any(c.correction is None for c in found):
         return _before_2_3(found, n)
     tested = words.counted(found)
+    if not tested:
+        return (
+            f"{plural(len(found), 'intrinsic-extrinsic pair')} over up to {plural(n, 'model')}: "
+            "the study has too few models to conclude anything about whether the intrinsic "
+            f"measures track the downstream bias ({words.too_few_sentence(found, alpha)})."
+            + left_out
+        )
     detection = words.best_detection(tested)
     if detection is None:
         return _before_4_0(index, found, n, alpha) + left_out

@@ -21,6 +21,7 @@ from audit.report.comparison_verdicts import (
     moved_words,
     tally,
 )
+from audit.report.downstream import downstream_block
 from audit.report.extrinsic import summary_blocks as extrinsic_summary_blocks
 from audit.report.formatting import (
     fmt_date,
@@ -202,7 +203,9 @@ def findings(index: MeasurementIndex) -> list[SummaryBlock]:
     ]  # the per-model lines stay in the detail (page 2)
     blocks += [b for d in index.result.datasets if (b := headline_sentence(index, d.name))]
     blocks += [b] if (b := seat_summary_block(index.result)) is not None else []
-    blocks += variant_blocks(index) + lm_cost_blocks(index) + extrinsic_summary_blocks(index)
+    blocks += variant_blocks(index)
+    blocks += [b] if (b := downstream_block(index)) is not None else []
+    blocks += lm_cost_blocks(index) + extrinsic_summary_blocks(index)
     for block in (robustness_block(index), correlation_block(index), comparison_block(index)):
         if block is not None:
             blocks.append(block)

@@ -16,6 +16,7 @@ from audit.report import cells
 from audit.report.charts import small_multiples
 from audit.report.comparison_verdicts import count_verdicts, distinct, verdict_key
 from audit.report.corpora import corpora_table
+from audit.report.downstream import downstream_table
 from audit.report.formatting import fmt_num, fmt_seconds, group_name, join_words, plural
 from audit.report.index import MeasurementIndex, unique
 from audit.report.lm_cost import lm_cost_table
@@ -24,6 +25,7 @@ from audit.report.model import Chart, Section, Table
 from audit.report.studies import comparison_row
 from audit.report.tables import model_cell
 from audit.results import ComparisonRecord, VariantRecord
+from audit.results.studies import DOWNSTREAM_FAMILY
 
 
 def _option_value(value: Any) -> str:
@@ -217,7 +219,11 @@ def base_comparisons(index: MeasurementIndex) -> list[ComparisonRecord]:
     """The comparisons of a variant (model A) with its base (model B), by dataset, measure
     and the variants' order."""
     result = index.result
-    found = [c for c in result.comparisons if index.variants.is_base_comparison(c)]
+    found = [
+        c
+        for c in result.comparisons
+        if index.variants.is_base_comparison(c) and c.test_family != DOWNSTREAM_FAMILY
+    ]
     datasets = unique([d.name for d in result.datasets] + [c.dataset for c in found])
     measures = unique([m.measure for m in result.measurements] + [c.measure for c in found])
     models = index.model_order
@@ -374,6 +380,8 @@ def variants_section(index: MeasurementIndex) -> Section | None:
         tables.append(corpora_table(list(index.result.corpora)))
     if compared is not None:
         tables += [t for t in (variant_tally_table(index), compared) if t is not None]
+    if (downstream := downstream_table(index)) is not None:
+        tables.append(downstream)
     if (cost := lm_cost_table(index)) is not None:
         tables.append(cost)
     charts = [c] if variants and (c := loss_chart(index)) is not None else []

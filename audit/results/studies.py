@@ -200,6 +200,14 @@ class CorrelationRecord(Record):
         return len(self.model_types) > 1
 
 
+#: The families of paired comparisons a run corrects together (`ComparisonRecord.test_family`).
+VARIANT_FAMILY = "variants against their base"
+RATIO_FAMILY = "ratio models against their base"
+MODEL_FAMILY = "models against each other"
+#: A debiased variant against its base on a downstream (extrinsic) task.
+DOWNSTREAM_FAMILY = "variants against their base, downstream"
+
+
 class ComparisonRecord(Record):
     """Model A (candidate, e.g. newer) against model B (baseline) on the same items."""
 

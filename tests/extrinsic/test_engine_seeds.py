@@ -162,3 +162,33 @@ def test_the_report_shows_the_spread_in_the_section_only(
     assert "several seeds" not in old.tables[0].caption + old.charts[0].caption
     # page 1 is not one line longer
     assert report.summary.variants == before.summary.variants
+
+
+def test_the_debiased_variant_is_compared_with_its_base_downstream(
+    run: tuple[RunOutcome, AuditPlan, dict[str, Any]],
+) -> None:
+    """bert-dropout against tiny-bert on STS-bias: one record of the downstream family,
+    its interval resampling the items and both models' 2 seeds, shown beside the
+    intrinsic comparisons in the Variants section and counted on page 1."""
+    from audit.report.build import build_report
+    from audit.results.studies import DOWNSTREAM_FAMILY
+
+    outcome = run[0]
+    (record,) = [c for c in outcome.result.comparisons if c.test_family == DOWNSTREAM_FAMILY]
+    assert (record.model_a, record.model_b) == ("bert-dropout", "tiny-bert")
+    values = {r.model: r.value for r in outcome.result.extrinsic}
+    assert record.value_a == values["bert-dropout"] and record.value_b == values["tiny-bert"]
+    assert record.family_size == 1 and record.correction == "holm"
+    assert "each model's fine-tuning seeds (2 and 2)" in record.note
+    # these tiny models do not learn STS-B; the spec keeps such values, and the note says so
+    assert "correlations.failed_dev_check: keep" in record.note
+    intrinsic = [c for c in outcome.result.comparisons if c.test_family != DOWNSTREAM_FAMILY]
+    assert intrinsic and all(c.scorer.name != "finetune" for c in intrinsic)
+    report = build_report(outcome.result, outcome.scores)
+    (variants,) = [s for s in report.variant_sections if s.id == "variants"]
+    (table,) = [t for t in variants.tables if t.id == "debiasing-downstream"]
+    (row,) = table.rows
+    assert row[0].text == "bert-dropout" and row[-1].text == record.verdict
+    assert report.summary.page_one is not None
+    headings = [b.heading for b in report.summary.page_one.findings]
+    assert "Debiasing, downstream." in headings
