@@ -1,88 +1,33 @@
 """INLP's `compat: reference` (bias-bench's code: scikit-learn's LinearSVC and
 train_test_split) against scikit-learn itself and against bias-bench's loop written out
-here; the default (`compat: formula`) pinned to the numbers it gave before `compat`
-existed; the option in the spec, in the cache key and without scikit-learn installed.
-All on small synthetic vectors: no model is loaded."""
+here, its cache key and its rehearsal. Small synthetic vectors: no model is loaded. The
+tests that need no scikit-learn are in test_inlp_compat.py."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pytest
 import scipy.linalg
 import torch
 
-from audit.errors import AuditUserError
-from audit.scoring.sentence_vectors import SentenceVectors
-from audit.variants.corpus import Corpus
-from audit.variants.methods.base import MethodContext, VariantPart
-from audit.variants.methods.inlp import fit, training_data
 from audit.variants.methods.options import InlpOptions
 from audit.variants.objective import TrainingData
-from audit.variants.posthoc import ProjectionFit, ProjectionSetup
-from audit.variants.posthoc_data import inlp_classes
+from tests.variants.inlp_vectors import (
+    BINARY_SIZES,
+    GENDER_SIZES,
+    planted,
+    religion_context,
+    run_fit,
+    tiny_corpus,
+)
 
-if TYPE_CHECKING:
-    from audit.models.loaded import LoadedModel
+pytest.importorskip("sklearn", reason="scikit-learn (the `reference` extra) is needed")
+from sklearn.model_selection import train_test_split
+from sklearn.svm import LinearSVC
 
-sklearn = pytest.importorskip("sklearn", reason="scikit-learn (the `reference` extra) is needed")
-from sklearn.model_selection import train_test_split  # noqa: E402
-from sklearn.svm import LinearSVC  # noqa: E402
-
-from audit.variants.inlp_reference import fit_classifier, reference_split  # noqa: E402
-
-GENDER_SIZES = {"male": 50, "female": 40, "neutral": 60}
-BINARY_SIZES = {"bias": 45, "neutral": 70}
-
-
-def planted(sizes: dict[str, int], dim: int, seed: int = 1) -> dict[str, np.ndarray]:
-    """float32 vectors per class, class k shifted by 1.5 along axis k."""
-    rng = np.random.default_rng(seed)
-    out = {}
-    for k, (name, n) in enumerate(sizes.items()):
-        x = rng.normal(size=(n, dim)).astype(np.float32)
-        x[:, k] += 1.5
-        out[name] = x
-    return out
-
-
-@dataclass(frozen=True)
-class VectorSetup(ProjectionSetup):
-    """A projection setup whose sentence vectors are given (no model): the sentences of
-    class c are 'c 0', 'c 1', ..., and their vectors come back as the encoder returns
-    them (float64 rows holding float32 values)."""
-
-    rows: dict[str, np.ndarray] = field(default_factory=dict)
-
-    def vectors(self, sentences: Sequence[str]) -> SentenceVectors:
-        values = self.rows[sentences[0].split()[0]].astype(np.float64)
-        return SentenceVectors(values, tuple(range(len(values))), 3 * len(values))
-
-
-def run_fit(
-    bias_type: str, sizes: dict[str, int], *, iterations: int, dim: int, **options: Any
-) -> ProjectionFit:
-    data = TrainingData(
-        labelled={name: tuple(f"{name} {i}" for i in range(n)) for name, n in sizes.items()}
-    )
-    setup = VectorSetup(
-        loaded=cast("LoadedModel", None),
-        data=data,
-        options=InlpOptions(bias_type=bias_type, iterations=iterations, **options),
-        seed=5,
-        batch_size=8,
-        max_length=16,
-        loc="variants[0]",
-        rows=planted(sizes, dim),
-    )
-    return fit(setup)
-
+from audit.variants.inlp_reference import fit_classifier, reference_split
 
 # --- the reference classifier and split are scikit-learn's, with bias-bench's arguments
 
@@ -207,131 +152,12 @@ def test_the_default_is_not_the_reference() -> None:
     assert not torch.allclose(formula.matrix, reference.matrix, atol=1e-3)
 
 
-# --- the default is what it was before compat existed
-
-
-def test_default_projection_is_pinned() -> None:
-    """Numbers of the default computed by the code before `compat` was added (same
-    vectors, seed 5): adding the reference changed none of them."""
-    gender = run_fit("gender", GENDER_SIZES, iterations=2, dim=12)
-    assert gender.facts == {
-        "classes": {"male": 50, "female": 40, "neutral": 60},
-        "iterations": 2,
-        "dev_accuracy": [0.90625, 0.3125],
-        "test_accuracy_before": 0.8,
-        "test_accuracy_after": pytest.approx(17 / 45),
-        "test_majority_rate": pytest.approx(21 / 45),
-        "rank_removed": 6,
-    }
-    assert gender.matrix[0, :4].tolist() == pytest.approx(
-        [0.112815589, 0.045879949, 0.016973741, -0.157241121], abs=1e-6
-    )
-    binary = run_fit("religion", BINARY_SIZES, iterations=2, dim=12)
-    assert binary.facts["dev_accuracy"] == pytest.approx([19 / 24, 20 / 24])
-    assert binary.facts["test_accuracy_after"] == pytest.approx(14 / 34)
-    assert binary.matrix[0, :4].tolist() == pytest.approx(
-        [0.521725535, 0.436224461, 0.092523016, -0.049039576], abs=1e-6
-    )
-
-
-# --- the data: bias-bench's cut of a class sentence
-
-
-def test_reference_cut_starts_at_the_first_occurrence_of_the_last_attribute_word() -> None:
-    """bias-bench's `idx = tokens.index(token)`: in 'god ... the god house ...' its cut
-    is drawn from position 0 (the first 'god'), the default's from 7 (the last)."""
-    words = [("god", "allah"), ("church", "mosque")]
-    sentence = "god is said to be in the god house of prayer for all"
-
-    def lengths(reference: bool) -> set[int]:
-        return {
-            len(
-                inlp_classes(
-                    [sentence], words, "religion", max_sentences=5, seed=s, reference_cut=reference
-                )["bias"][0].split()
-            )
-            for s in range(40)
-        }
-
-    assert min(lengths(False)) == 8  # always up to the second 'god' at least
-    assert min(lengths(True)) < 8
-
-
-# --- options: the spec, the missing package, the cache key
-
-
-def _spec(tmp_path: Path, options: str) -> Path:
-    path = tmp_path / "spec.yaml"
-    path.write_text(
-        "spec_version: 1\nname: x\nmodels:\n  - {id: m, source: {path: models/bert}}\n"
-        "datasets:\n  - {name: crows_pairs, limit: 4}\nmeasures: [bias_score]\nvariants:\n"
-        f"  - {{id: v, base: m, method: inlp, corpus: sts_b, options: {options}}}\n"
-    )
-    return path
-
-
-def test_spec_accepts_compat_reference_and_names_a_wrong_value(tmp_path: Path) -> None:
-    from audit.spec.loader import load_spec
-    from audit.spec.problems import SpecError
-
-    loaded = load_spec(_spec(tmp_path, "{bias_type: religion, compat: reference}"))
-    assert loaded.spec.variants[0].options == {"bias_type": "religion", "compat": "reference"}
-    with pytest.raises(SpecError) as error:
-        load_spec(_spec(tmp_path, "{compat: bias-bench}"))
-    text = str(error.value)
-    assert "variants[0].options.compat" in text
-    assert "formula" in text and "reference" in text
-
-
-def test_validating_a_reference_spec_imports_no_scikit_learn(tmp_path: Path) -> None:
-    program = (
-        "import sys\nfrom pathlib import Path\nfrom audit.spec.loader import validate_spec_file\n"
-        f"problems = validate_spec_file(Path({str(_spec(tmp_path, '{compat: reference}'))!r}))\n"
-        "assert not [p for p in problems if p.is_error], problems\n"
-        "print('sklearn' in sys.modules)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert done.stdout.strip() == "False"
-
-
-def _corpus() -> Corpus:
-    sentences = tuple(
-        [f"the church of saint number {i} stood there" for i in range(6)]
-        + [f"the river number {i} ran past the town" for i in range(6)]
-    )
-    return Corpus(name="tiny", source="test", sha256="0" * 64, sentences=sentences)
-
-
-def _context(tmp_path: Path) -> MethodContext:
-    (tmp_path / "words.json").write_text('{"religion": [["church", "mosque"]]}')
-    return MethodContext(data_dir=None, base_dir=tmp_path, seed=0, loc="variants[2]")
-
-
-def test_reference_without_scikit_learn_is_a_one_line_user_error(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    options = InlpOptions(bias_type="religion", attribute_words="words.json", compat="reference")
-    context = _context(tmp_path)
-    assert training_data(_corpus(), options, VariantPart(), context).labelled["bias"]
-    monkeypatch.setitem(sys.modules, "sklearn", None)  # scikit-learn now "not installed"
-    with pytest.raises(AuditUserError) as error:
-        training_data(_corpus(), options, VariantPart(), context)
-    message = str(error.value)
-    assert message.startswith("variants[2].options.compat: 'reference'") and "\n" not in message
-    assert "pip install 'bias-audit[reference]'" in message
-    # the default needs no scikit-learn
-    formula = InlpOptions(bias_type="religion", attribute_words="words.json")
-    assert training_data(_corpus(), formula, VariantPart(), context).labelled["bias"]
-
-
 def test_cache_key_changes_with_compat(tmp_path: Path) -> None:
     from audit.variants.jobs import BaseModelFacts, data_sha256, plan_variants
     from audit.variants.settings import VariantSpec
 
-    (tmp_path / "corpus.txt").write_text("\n".join(_corpus().sentences) + "\n")
-    _context(tmp_path)  # writes words.json
+    (tmp_path / "corpus.txt").write_text("\n".join(tiny_corpus().sentences) + "\n")
+    religion_context(tmp_path)  # writes words.json
     base = {"method": "inlp", "base": "m", "corpus": {"path": "corpus.txt"}}
     options = {"bias_type": "religion", "attribute_words": "words.json"}
     variants = [
@@ -357,3 +183,18 @@ def test_cache_key_changes_with_compat(tmp_path: Path) -> None:
     # the same sentences (no repeated attribute word here): the options alone differ
     assert data_sha256(plan.jobs[1].data) == data_sha256(plan.jobs[2].data)
     assert plan.jobs[2].options.compat == "reference"
+
+
+def test_the_plan_rehearses_the_reference_with_its_own_classifier() -> None:
+    """`audit plan` times one round on random vectors of the data's shape, with the
+    classifier the fit will use."""
+    from audit.variants.inlp_reference import ReferenceInlp
+    from audit.variants.methods.inlp import rehearsal
+    from audit.variants.projection import InlpResult
+
+    data = TrainingData(labelled={"bias": ("a",) * 30, "neutral": ("b",) * 50})
+    for compat, kind in (("formula", InlpResult), ("reference", ReferenceInlp)):
+        plan = rehearsal(InlpOptions(bias_type="religion", compat=compat), data)
+        done = plan.run(8)
+        assert isinstance(done, kind) and done.projection.shape == (8, 8)
+        assert plan.count == 82 and plan.unit == "INLP iteration"
