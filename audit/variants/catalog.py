@@ -238,7 +238,13 @@ VARIANT_METHODS.register(
             "row space joins the removed ones; P projects onto the intersection of their "
             "nullspaces, and the variant's last hidden states h become P h before the LM "
             "head. variant.json keeps each round's dev accuracy and the test accuracy of a "
-            "fresh classifier before and after P.",
+            "fresh classifier before and after P. `compat: formula` (default) minimises "
+            "each SVM's objective exactly (L-BFGS in torch) and splits the rows by the "
+            "audit's seed; `compat: reference` is bias-bench's code: scikit-learn's "
+            "LinearSVC (liblinear, stopped at tolerance 1e-4) and train_test_split "
+            "(random_state 0), bias-bench's labels, its cut of the sentences and its numpy "
+            "arithmetic, bit for bit (needs scikit-learn: pip install "
+            "'bias-audit[reference]').",
             inputs="A text corpus, the attribute word tuples of `bias_type` (default "
             "<data dir>/seat/bias_attribute_words.json) and the base model.",
             direction=DEBIAS_DIRECTION
@@ -249,14 +255,15 @@ VARIANT_METHODS.register(
             "Guarding Protected Attributes by Iterative Nullspace Projection (ACL); as "
             "implemented by Meade, Poole-Dayan & Reddy 2022 (ACL; McGill-NLP/bias-bench)",
             limitations=(
-                "bias-bench trains scikit-learn's LinearSVC; this tool minimises the same "
-                "objective with L-BFGS in torch, so its classifiers agree up to the solver's "
-                "tolerance, not bit for bit.",
-                "Not bias-bench's split: rows are shuffled by the audit's seed (bias-bench: "
-                "scikit-learn's train_test_split, random_state 0); sentences are cut at "
-                "`training.max_length` (64; bias-bench: the tokenizer's limit); a causal "
-                "LM's sentences start with its BOS token when its tokenizer adds none "
-                "(bias-bench adds none); bias-bench's corpus is Wikipedia, here the spec's.",
+                "The default is not bias-bench's projection: its exact classifiers differ "
+                "from LinearSVC's (stopped at tolerance 1e-4) by about 1e-6, each round "
+                "compounds the difference, and its split is seeded by the audit (bias-bench: "
+                "train_test_split, random_state 0); the removed subspaces drift apart "
+                "(docs/training.md). Use compat: reference to reproduce bias-bench.",
+                "Either way, sentences are cut at `training.max_length` (64; bias-bench: "
+                "the tokenizer's limit, so set 512 to match it); a causal LM's sentences "
+                "start with its BOS token when its tokenizer adds none (bias-bench adds "
+                "none); bias-bench's corpus is Wikipedia, here the spec's.",
                 "Only linear information is removed, from the last layer only; each "
                 "iteration removes one direction per class (one for two classes), so 80 "
                 "iterations remove up to 240 of the model's dimensions for gender.",

@@ -93,8 +93,12 @@ def inlp_classes(
     *,
     max_sentences: int,
     seed: int,
+    reference_cut: bool = False,
 ) -> dict[str, tuple[str, ...]]:
-    """INLP's labelled sentences (module docstring): class name -> sentences."""
+    """INLP's labelled sentences (module docstring): class name -> sentences. A class
+    sentence is cut from its last attribute word; with `reference_cut`, from the first
+    occurrence of that word, as bias-bench's `tokens.index(token)` finds it (they differ
+    when the last attribute word also comes earlier in the sentence)."""
     rng = random.Random(seed)
     order = list(sentences)
     rng.shuffle(order)
@@ -122,6 +126,8 @@ def inlp_classes(
         if len(out[label]) < max_sentences:
             seen.add(sentence)
             last = max(i for i, t in enumerate(tokens) if word_class.get(t) == label)
+            if reference_cut:
+                last = tokens.index(tokens[last])
             out[label].append(" ".join(tokens[: rng.randint(last, len(tokens)) + 1]))
         if all(len(v) >= max_sentences for v in out.values()):
             break

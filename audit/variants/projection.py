@@ -4,10 +4,14 @@ al. 2020), both as bias-bench computes them (McGill-NLP/bias-bench,
 `bias_bench/debias/sentence_debias.py`, `bias_bench/debias/inlp/`). Each returns the
 d x d matrix P that `audit.models.projection` applies to the last hidden states.
 
-INLP's classifier: bias-bench trains scikit-learn's `LinearSVC` (squared hinge, L2, C = 1,
-no intercept, one-vs-rest). scikit-learn is not a dependency of this project, so
-`linear_svm` minimises the same objective with full-batch L-BFGS in torch; its weights
-agree with LinearSVC's up to the solver's tolerance, not bit for bit.
+INLP's classifier (the default, `compat: formula`): bias-bench trains scikit-learn's
+`LinearSVC` (squared hinge, L2, C = 1, no intercept, one-vs-rest); `linear_svm` minimises
+the same objective exactly, with full-batch L-BFGS in torch to a gradient of 1e-9, where
+liblinear stops at its tolerance of 1e-4. The two weights differ by about 1e-6 on one
+fit, and the difference compounds over the rounds of INLP, each trained on the data
+projected by the ones before: the removed subspaces drift apart (measured in
+docs/training.md). `compat: reference` runs bias-bench's own classifier, split and
+arithmetic instead (`audit.variants.inlp_reference`, needs scikit-learn).
 """
 
 from __future__ import annotations

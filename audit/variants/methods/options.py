@@ -129,6 +129,13 @@ class InlpOptions(_ProjectionOptions):
     max_sentences: int = Field(
         10000, ge=2, description="Sentences per class at most (bias-bench: 10000)."
     )
+    compat: Literal["formula", "reference"] = Field(
+        "formula",
+        description="'formula': LinearSVC's objective minimised exactly (L-BFGS in torch), "
+        "the rows split by the audit's seed; 'reference': bias-bench's code, scikit-learn's "
+        "LinearSVC (tolerance 1e-4) and train_test_split (random_state 0), needs "
+        "scikit-learn (pip install 'bias-audit[reference]').",
+    )
 
 
 #: bias-bench's DEBIASING_PREFIXES (benchmark/crows/crows.py, stereoset.py), verbatim
