@@ -184,7 +184,12 @@ def comparison_block(index: MeasurementIndex) -> SummaryBlock | None:
     extra = [detectable_words(records, index.cards), duplicate_words(records)]
     text += "".join(f" {upper_first(e)}." for e in extra if e)
     moved = moved_words(records, index.cards)
-    return SummaryBlock(heading="Paired comparison of models.", text=text, items=moved[:MAX_NAMED])
+    items = moved[:MAX_NAMED]
+    if moved:
+        text += " Moved, largest change first:"
+    if len(moved) > MAX_NAMED:  # the rest counted, never dropped silently
+        items.append(f"and {len(moved) - MAX_NAMED} more (see Paired comparison of models)")
+    return SummaryBlock(heading="Paired comparison of models.", text=text, items=items)
 
 
 def caveat_sentence(caveats: Sequence[Caveat]) -> str:
