@@ -1705,6 +1705,12 @@ def check_lm_cost(c: Context) -> None:
         )
         record = next((r for r in records if r.variant == m.group("variant")), largest[0])
     _ppl(c, text, m, record)
+    # the threshold is one-sided (a rise); 'within +10%' says |change| <= 10%
+    within = _search(rf"within (?P<t>{NUM}%)", text)
+    if within is not None and top > threshold:
+        change = f"{100 * (largest[0].ratio - 1):+.0f}%"
+        why = f"'within' the threshold, but the largest change is {change}"
+        found.problem(text, within.start("t"), within.group("t"), why)
 
 
 def _sentences_and_threshold(c: Context, text: Text, sentences: int, threshold: float) -> None:

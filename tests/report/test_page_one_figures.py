@@ -442,6 +442,22 @@ def test_a_perplexity_change_with_the_wrong_sign_is_reported() -> None:
     assert _flagged(name, report) == {(_sentence(changed, plus), plus)}
 
 
+def test_within_the_threshold_when_the_largest_change_is_not_is_reported() -> None:
+    """The damage threshold is one-sided (a rise): 'stayed within +10%' beside a larger
+    fall misstates the change."""
+    name = "example debiasing"
+    section = case(name).result.lm_quality
+    assert section is not None
+    assert max(abs(r.ratio - 1) for r in section.records) > section.damage_threshold
+    text = _block(name, "Language-modelling cost.").text
+    m = re.search(r"no variant's perplexity (.*?) rose by more than (\S+%) over", text)
+    assert m is not None
+    new = f"every variant's perplexity {m.group(1)} stayed within {m.group(2)} of"
+    report = _page_with(case(name).report, "Language-modelling cost.", m.group(0), new)
+    changed = text.replace(m.group(0), new)
+    assert _flagged(name, report) == {(_sentence(changed, "within"), m.group(2))}
+
+
 def test_a_largest_change_that_is_not_largest_is_reported() -> None:
     """'largest change' names the variant with the largest |ratio - 1|; naming the next
     one, with its own correct numbers, is reported at the name."""
