@@ -311,7 +311,7 @@ def _no_correlation(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> 
         return None
     return SummaryBlock(
         heading="Intrinsic vs extrinsic.",
-        text=f"No correlation between the intrinsic and the extrinsic measures: "
+        text=f"No intrinsic x extrinsic correlation could be computed: "
         f"{plural(len(failed), 'model')} ({', '.join(failed)}) did not learn the task (dev "
         "check) and are left out of the correlations; no intrinsic x extrinsic pair with two "
         "models in common remains.",

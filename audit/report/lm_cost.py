@@ -193,8 +193,8 @@ def lm_cost_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
         blocks.append(
             SummaryBlock(
                 heading="Language-modelling cost.",
-                text=f"No variant is damaged: every variant's perplexity {where} stayed "
-                f"within {limit} of its base's (largest change: {largest.variant}, "
+                text=f"No variant is damaged: no variant's perplexity {where} rose by more "
+                f"than {limit} over its base's (largest change: {largest.variant}, "
                 f"{_ppl_words(largest)}). See Variants.",
                 emphasis="good",
             )

@@ -139,8 +139,15 @@ def correlation_block(index: MeasurementIndex) -> SummaryBlock | None:
         return SummaryBlock(heading="Correlation between measures.", text=text)
     detection = words.best_detection(records)
     if detection is None:  # a file before 4.0: corrected, but no power computed
-        conclusive = [c for c in records if c.conclusive and c.kendall_tau is not None]
-        if not conclusive:
+        # Whether a test could reach significance at all is its floor's to say: a 3.x
+        # `conclusive` meant that, but reads False once migrated (4.0: "powered").
+        reachable = [
+            c
+            for c in records
+            if c.kendall_tau is not None
+            and (c.kendall_p_floor is None or c.kendall_p_floor <= alpha)
+        ]
+        if not reachable:
             why = words.too_few_sentence(records, alpha)
             text = f"{lead}: too few models to conclude anything ({why})."
             return SummaryBlock(heading="Correlation between measures.", text=text)
@@ -156,6 +163,11 @@ def correlation_block(index: MeasurementIndex) -> SummaryBlock | None:
     text += "."
     if detection is not None:
         text += f" {upper_first(words.detection_short(detection))}."
+    else:
+        text += (
+            " The power of these tests was not computed (results written before 4.0), so a "
+            "pair that is not significant says nothing about whether the measures correlate."
+        )
     return SummaryBlock(heading="Correlation between measures.", text=text)
 
 
@@ -173,7 +185,12 @@ def comparison_block(index: MeasurementIndex) -> SummaryBlock | None:
     extra = [detectable_words(records, index.cards), duplicate_words(records)]
     text += "".join(f" {upper_first(e)}." for e in extra if e)
     moved = moved_words(records, index.cards)
-    return SummaryBlock(heading="Paired comparison of models.", text=text, items=moved[:MAX_NAMED])
+    items = moved[:MAX_NAMED]
+    if moved:
+        text += " Moved, largest change first:"
+    if len(moved) > MAX_NAMED:  # the rest counted, never dropped silently
+        items.append(f"and {len(moved) - MAX_NAMED} more (see Paired comparison of models)")
+    return SummaryBlock(heading="Paired comparison of models.", text=text, items=items)
 
 
 def caveat_sentence(caveats: Sequence[Caveat]) -> str:

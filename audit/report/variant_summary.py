@@ -37,7 +37,7 @@ def summary_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
         against = [c for c in comparisons if c.model_a in ids]
         text = (
             f"{plural(len(mine), 'debiased variant')} of {base} ({join_words(methods)}) audited "
-            "beside their base"
+            f"beside {'its' if len(mine) == 1 else 'their'} base"
         )
         items: list[str] = []
         if against:
