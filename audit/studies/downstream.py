@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from audit.stats.comparison_family import PendingComparison
-from audit.stats.downstream import downstream_comparison
 from audit.studies.correlations import ExtrinsicKey
 from audit.studies.settings import StudySettings
 
@@ -16,6 +14,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from audit.results import ExtrinsicRecord
+    from audit.stats.comparison_family import PendingComparison
 
 
 def downstream_comparisons(
@@ -28,6 +27,9 @@ def downstream_comparisons(
     makes the comparison undefined (a value of an unlearned task measures noise), unless
     the spec keeps such values (`correlations.failed_dev_check: keep`), which the note
     then says."""
+    from audit.stats.comparison_family import PendingComparison
+    from audit.stats.downstream import downstream_comparison
+
     if settings.bootstrap < 1:
         return []
     by_key = {(r.measure.key, r.dataset, r.model): r for r in extrinsic}

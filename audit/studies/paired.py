@@ -135,9 +135,12 @@ class RunComparisonTests:
         return record
 
     def judge(self, records: Sequence[ComparisonRecord]) -> list[ComparisonRecord]:
-        """The comparison's records corrected together (untested records pass unchanged)."""
-        from audit.stats.comparison_family import PendingComparison, correct_family
-
+        """The comparison's records corrected together (untested records pass unchanged;
+        without the measure code, none was tested and all pass unchanged)."""
+        try:
+            from audit.stats.comparison_family import PendingComparison, correct_family
+        except ImportError:
+            return list(records)
         if not records:
             return []
         return correct_family(

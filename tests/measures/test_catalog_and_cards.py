@@ -23,9 +23,9 @@ REPO = Path(__file__).resolve().parents[2]
 #: checked by the parametrised card and options tests below (measures of installed
 #: plug-ins are their packages' to test).
 EXPECTED_ROLES = {
-    "bias_score": ("headline", "group_chart", "intrinsic", "resamplable"),
+    "bias_score": ("headline", "group_chart", "intrinsic", "resamplable", "pair_indicator"),
     "safety_score": ("headline", "group_chart", "intrinsic", "resamplable"),
-    "ss": ("headline", "intrinsic", "resamplable"),
+    "ss": ("headline", "intrinsic", "resamplable", "pair_indicator"),
     "jss": ("headline", "intrinsic", "resamplable", "gaussian_fit"),
     "kls": ("headline", "intrinsic", "resamplable", "gaussian_fit"),
     "score_gap": ("diagnostic", "intrinsic", "resamplable"),

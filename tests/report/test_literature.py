@@ -6,7 +6,6 @@ without a study to compare, and a committed example's rendered section."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -39,8 +38,10 @@ from audit.results import (
     ControlCheck,
     CorrelationRecord,
     CorrelationWithRatio,
+    DetectionLimit,
     MeasureSeries,
     MetaEvaluation,
+    PowerAt,
 )
 from audit.results_io import read_results, read_scores
 from tests.report.html_parse import parse
@@ -177,31 +178,31 @@ def _series(measure: str, dataset: str, scorer: str | None) -> MeasureSeries:
     )
 
 
-@dataclass(frozen=True)
-class PowerAt:
-    tau: float
-    power: float
-
-
-@dataclass(frozen=True)
-class DetectionLimit:
-    """The fields of results.json 4.0's DetectionLimit that the section reads."""
-
-    power: list[PowerAt]
-    power_at_effect: float
-    effect_size: float = 0.5
-    target_power: float = 0.8
-    critical_kendall_tau: float | None = 0.45
-    critical_spearman_rho: float | None = 0.6
-
-
-class CorrelationRecord4(CorrelationRecord):
-    """A CorrelationRecord with the fields results.json 4.0 adds."""
-
-    detection: DetectionLimit | None = None
-    kendall_tau_ci_low: float | None = None
-    kendall_tau_ci_high: float | None = None
-    trivial: str = ""
+def _detection(
+    power: list[tuple[float, float]],
+    power_at_effect: float,
+    *,
+    critical_kendall_tau: float | None = 0.45,
+    critical_spearman_rho: float | None = 0.6,
+) -> DetectionLimit:
+    """A results.json 4.0 DetectionLimit with the fields the section reads set."""
+    return DetectionLimit(
+        test="kendall",
+        n=12,
+        family_size=24,
+        correction="holm",
+        alpha=0.05,
+        alpha_per_test=0.05 / 24,
+        critical_kendall_tau=critical_kendall_tau,
+        critical_spearman_rho=critical_spearman_rho,
+        power=[PowerAt(tau=t, power=p) for t, p in power],
+        effect_size=0.5,
+        target_power=0.8,
+        power_at_effect=power_at_effect,
+        simulations=100,
+        seed=0,
+        method="test",
+    )
 
 
 def _corr(
@@ -227,7 +228,7 @@ def _corr(
     if detection is None and ci is None:
         return CorrelationRecord(**fields)
     low, high = ci if ci is not None else (None, None)
-    return CorrelationRecord4(
+    return CorrelationRecord(
         **fields, detection=detection, kendall_tau_ci_low=low, kendall_tau_ci_high=high
     )
 
@@ -236,8 +237,8 @@ def _name(series: MeasureSeries) -> str:
     return series.measure.name
 
 
-POWERED = DetectionLimit(power=[PowerAt(0.3, 0.5), PowerAt(0.5, 0.9)], power_at_effect=0.9)
-WEAK = DetectionLimit(power=[PowerAt(0.3, 0.1), PowerAt(0.5, 0.3)], power_at_effect=0.3)
+POWERED = _detection([(0.3, 0.5), (0.5, 0.9)], 0.9)
+WEAK = _detection([(0.3, 0.1), (0.5, 0.3)], 0.3)
 
 
 def test_without_a_detection_limit_weak_correlations_cannot_tell() -> None:
@@ -336,25 +337,13 @@ def test_only_the_papers_measures_count_for_the_direction() -> None:
 # ------------------------------------------------ the limits read results.json 4.0 fields
 
 
-class MetaEvaluation4(MetaEvaluation):
-    detection: DetectionLimit | None = None
-
-
-class ComparisonRecord4(ComparisonRecord):
-    detectable_difference: float | None = None
-    detectable_power: float | None = None
-    correction: str | None = None
-    family_size: int | None = None
-
-
 def test_the_limits_name_the_detection_limits_when_results_json_has_them() -> None:
     rows = (_ratio_row("aula", 0.9, 1, None),)
     assert meta_power_words(_meta(*rows)) == "no detection limit (results.json before 4.0)"
-    meta = MetaEvaluation4(**_meta(*rows).model_dump(), detection=POWERED)
+    meta = _meta(*rows).model_copy(update={"detection": POWERED})
     assert meta_power_words(meta) == "11 ratio models: |ρ| ≥ 0.60 needed, power 0.90 at τ 0.50"
-    unreachable = MetaEvaluation4(
-        **_meta(*rows).model_dump(),
-        detection=DetectionLimit(power=[], power_at_effect=0.0, critical_spearman_rho=None),
+    unreachable = _meta(*rows).model_copy(
+        update={"detection": _detection([], 0.0, critical_spearman_rho=None)}
     )
     assert "no |ρ| can reach significance" in meta_power_words(unreachable)
     old = [_corr(0.1)]
@@ -376,9 +365,15 @@ def test_the_comparisons_limit_is_the_detectable_difference_else_the_intervals()
         "paired 95% intervals of the differences ±5.0 to ±5.0; verdicts not corrected for "
         "multiple comparisons (results.json before 4.0)"
     )
-    fields = {**plain.model_dump(), "correction": "holm", "family_size": 9}
     corrected = [
-        ComparisonRecord4(**fields, detectable_difference=d, detectable_power=0.8)
+        plain.model_copy(
+            update={
+                "correction": "holm",
+                "family_size": 9,
+                "detectable_difference": d,
+                "detectable_power": 0.8,
+            }
+        )
         for d in (6.1, 9.3)
     ]
     assert comparison_power_words(corrected, 0.95) == (
