@@ -155,7 +155,7 @@ def _which_seeds(
 ) -> str:
     """The note's account of the seeds: how many the mean is over, and each left out."""
     seeds = ", ".join(str(r.seed) for r in counted)
-    text = f"mean of {len(counted)} fine-tuning seeds ({seeds})"
+    text = f"mean of {len(counted)} fine-tuning seed{'s' if len(counted) > 1 else ''} ({seeds})"
     if not passed:
         return text + ": every seed failed the dev check"
     left = [r for r in runs if r not in counted]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from audit.ids import PluginId
+from audit.report.extrinsic_seeds import seed_set_caveat
 from audit.report.formatting import fmt_p, group_name, plain, plural
 from audit.report.index import MeasurementIndex, unique
 from audit.report.intrinsic_extrinsic import correlation_sentence, extrinsic_correlations
@@ -388,6 +389,11 @@ def small_variants_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat
     )
 
 
+def seed_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
+    """Extrinsic means over different sets of fine-tuning seeds (`extrinsic_seeds`)."""
+    return seed_set_caveat(index.result.extrinsic)
+
+
 CaveatRule = Callable[[MeasurementIndex, StudyData], Caveat | None]
 
 RULES: tuple[CaveatRule, ...] = (
@@ -402,6 +408,7 @@ RULES: tuple[CaveatRule, ...] = (
     small_variants_caveat,
     lm_quality_caveat,
     cache_repair_caveat,
+    seed_caveat,
 )
 
 

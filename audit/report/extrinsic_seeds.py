@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from audit.report import cells
 from audit.report.formatting import fmt_num, plural
-from audit.report.model import Cell, SummaryBlock
+from audit.report.model import Caveat, Cell, SummaryBlock
 from audit.results import ExtrinsicRecord, ExtrinsicSeed
 
 SEEDS_COLUMN = "Seeds"
@@ -90,3 +90,46 @@ def left_out_block(
             items=items,
         )
     ]
+
+
+def seed_set_caveat(records: Sequence[ExtrinsicRecord]) -> Caveat | None:
+    """When the models of a task are means over different sets of seeds (a seed that failed
+    the dev check is left out of one model's mean but not of another's), and each seed's
+    mean over the models that kept it: a seed that gives every model larger values makes
+    the means of models that lost it look smaller."""
+    by_task: dict[str, list[ExtrinsicRecord]] = {}
+    for r in records:
+        if r.seeds:
+            by_task.setdefault(r.task, []).append(r)
+    found: list[str] = []
+    for task, mine in by_task.items():
+        sets = {tuple(s.seed for s in r.seeds if s.kept) for r in mine}
+        if len(sets) < 2:
+            continue
+        per_seed: dict[int, list[float]] = {}
+        for r in mine:
+            for s in r.seeds:
+                if s.kept and s.value is not None:
+                    per_seed.setdefault(s.seed, []).append(s.value)
+        means = ", ".join(
+            f"seed {seed}: {fmt_num(sum(v) / len(v), 4)} over {plural(len(v), 'model')}"
+            for seed, v in sorted(per_seed.items())
+        )
+        short = [
+            f"{r.model} ({', '.join(str(s.seed) for s in r.seeds if s.kept)})"
+            for r in mine
+            if len([s for s in r.seeds if s.kept]) < max(len(x) for x in sets)
+        ]
+        found.append(f"{task}: {', '.join(short)}; the seeds' means: {means}")
+    if not found:
+        return None
+    return Caveat(
+        id="seed-sets",
+        title="Extrinsic means over different seeds",
+        text="Some models' extrinsic values are means over fewer seeds than others', because "
+        "a seed's fine-tuning failed the dev check and was left out. When a seed moves every "
+        "model the same way (compare the seeds' means below), a model that lost it is not "
+        "comparable with one that kept it: its mean is partly the seed, and the "
+        "correlations and the downstream comparisons carry that in.",
+        trigger="; ".join(found),
+    )

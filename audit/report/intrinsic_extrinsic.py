@@ -211,7 +211,7 @@ def correlation_sentence(index: MeasurementIndex, found: list[CorrelationRecord]
     else:
         text += (
             f" That is no evidence that the intrinsic measures do not predict the downstream "
-            f"bias: {words.undetectable_words(detection)}; {limit}."
+            f"bias: {limit}, so {words.undetectable_words(detection)}."
         )
     if trivial := words.trivial_sentence(found):
         text += f" {upper_first(trivial)}."

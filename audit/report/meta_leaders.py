@@ -83,9 +83,24 @@ def _named(cards: MeasureCards, series: list[list[CorrelationWithRatio]]) -> str
     words = [f"{series_words(cards, s)} (rank {s[0].rank})" for s in series[:MAX_NAMED]]
     rest = series[MAX_NAMED:]
     if rest:
-        ranks = join_words([str(s[0].rank) for s in rest])
+        ranks = join_words(rank_runs([s[0].rank for s in rest if s[0].rank is not None]))
         words.append(f"{len(rest)} more (rank{'s' if len(rest) > 1 else ''} {ranks})")
     return join_words(words)
+
+
+def rank_runs(ranks: list[int]) -> list[str]:
+    """Ranks with each run of three or more written 'a to b': [5, 6, 7, 9] -> ['5 to 7',
+    '9']."""
+    runs: list[list[int]] = []
+    for rank in sorted(ranks):
+        if runs and rank == runs[-1][-1] + 1:
+            runs[-1].append(rank)
+        else:
+            runs.append([rank])
+    out: list[str] = []
+    for run in runs:
+        out += [f"{run[0]} to {run[-1]}"] if len(run) >= 3 else [str(r) for r in run]
+    return out
 
 
 def _one_series(cards: MeasureCards, series: list[list[CorrelationWithRatio]]) -> str:

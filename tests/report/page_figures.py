@@ -1461,10 +1461,14 @@ def _named_ranks(
             found.problem(text, pos, p.group("k"), f"rank {rank} is {rows[0].label}")
     more = re.search(rf"(?P<n>{NUM}) more \(ranks? (?P<ranks>[^)]*)\)", segment)
     if more is not None:
-        for p in re.finditer(NUM, more.group("ranks")):
-            shown.append((int(p.group()), offset + more.start("ranks") + p.start(), p.group()))
+        before = len(shown)
+        ranges = re.finditer(rf"(?P<a>{NUM})(?: to (?P<b>{NUM}))?", more.group("ranks"))
+        for p in ranges:  # '5, 7 to 9 and 12': a run of ranks is written 'a to b'
+            first, last = int(p.group("a")), int(p.group("b") or p.group("a"))
+            pos = offset + more.start("ranks") + p.start()
+            shown += [(k, pos, p.group()) for k in range(first, last + 1)]
         count = found.figure(text, offset + more.start("n"))
-        rest = len(want) - (len(shown) - len(re.findall(NUM, more.group("ranks"))))
+        rest = len(want) - before
         if count is not None and count.shows(float(rest)):
             found.vouched.add((text.where, offset + more.start("n")))
         else:

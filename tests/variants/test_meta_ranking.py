@@ -212,3 +212,11 @@ def test_the_report_table_shows_one_row_per_series() -> None:
         ["jss on crows_pairs (sss)"],
         ["bias_score on crows_pairs (cps)"],
     ]
+
+
+def test_rank_runs_writes_runs_of_three_or_more_as_a_to_b() -> None:
+    from audit.report.meta_leaders import rank_runs
+
+    assert rank_runs([9, 5, 7, 6]) == ["5 to 7", "9"]
+    assert rank_runs([2, 3, 8]) == ["2", "3", "8"]
+    assert rank_runs([]) == []
