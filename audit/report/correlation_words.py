@@ -140,17 +140,7 @@ def detection_words(detection: DetectionLimit, *, statistic: str = "τ") -> str:
     method = CORRECTION_NAMES.get(detection.correction or "", "")
     tests = plural(detection.family_size, "test")
     corrected = f" corrected by {method}" if method else " (uncorrected)"
-    critical = (
-        detection.critical_kendall_tau
-        if detection.test == "kendall"
-        else detection.critical_spearman_rho
-    )
-    symbol = "τ" if detection.test == "kendall" else "ρ"
-    reach = (
-        f"|{symbol}| had to reach {fmt_num(critical, 2)} to be significant"
-        if critical is not None
-        else f"no |{symbol}| could be significant"
-    )
+    reach = _reach(detection, " to be significant")
     shown = sorted(detection.power, key=lambda p: -p.tau)
     powers = join_words([f"{fmt_pct(p.power)} at τ {fmt_bound(p.tau)}" for p in shown])
     return (
@@ -159,21 +149,22 @@ def detection_words(detection: DetectionLimit, *, statistic: str = "τ") -> str:
     )
 
 
+def _reach(detection: DetectionLimit, tail: str) -> str:
+    """'|τ| had to reach 0.67' + tail, or 'no |τ| could be significant' (the test's
+    statistic: τ for Kendall, ρ for Spearman)."""
+    kendall = detection.test == "kendall"
+    critical = detection.critical_kendall_tau if kendall else detection.critical_spearman_rho
+    symbol = "τ" if kendall else "ρ"
+    if critical is None:
+        return f"no |{symbol}| could be significant"
+    return f"|{symbol}| had to reach {fmt_num(critical, 2)}{tail}"
+
+
 def detection_short(detection: DetectionLimit) -> str:
     """Page 1's form: 'with 12 models and 24 tests (Holm), |τ| had to reach 0.67; power
     19% at τ 0.5'."""
     method = CORRECTION_NAMES.get(detection.correction or "", "uncorrected")
-    critical = (
-        detection.critical_kendall_tau
-        if detection.test == "kendall"
-        else detection.critical_spearman_rho
-    )
-    symbol = "τ" if detection.test == "kendall" else "ρ"
-    reach = (
-        f"|{symbol}| had to reach {fmt_num(critical, 2)}"
-        if critical is not None
-        else f"no |{symbol}| could be significant"
-    )
+    reach = _reach(detection, "")
     text = f"with {plural(detection.n, 'model')} and {plural(detection.family_size, 'test')} "
     text += f"({method}), {reach}"
     if detection.powered:

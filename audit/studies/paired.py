@@ -5,7 +5,7 @@ bootstrap p-values are redrawn with more resamples (`retest_with`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from audit.errors import AuditUserError
 from audit.ids import PluginId
@@ -13,10 +13,21 @@ from audit.results import ComparisonRecord
 
 if TYPE_CHECKING:
     import pandas as pd
+    from pydantic import BaseModel
 
     from audit.comparison.paired import PairedSettings
+    from audit.scoring.base import ScorerInfo
     from audit.stats.comparison import PairedData
     from audit.stats.multiple_testing import Correction
+
+
+class MeasureCode(TypedDict):
+    """The registries' part of a paired test's arguments (`_measure_code`)."""
+
+    implementation: object
+    scorer_info: ScorerInfo
+    options: BaseModel
+    exact_difference: bool
 
 
 #: The seed offset of a redrawn p-value's resamples (apart from the intervals' draws).
@@ -45,23 +56,34 @@ def paired_test(
     the measure and scorer the ids name. Without the measure code (an install without the
     registries) it is an AuditUserError, and the comparison shows the values untested."""
     try:
-        from audit.measures.catalog import MEASURES
-        from audit.scoring.catalog import SCORERS
         from audit.stats.comparison import compare_models
     except ImportError as error:
         raise AuditUserError(f"the measure code cannot be imported ({error})") from None
-    entry = MEASURES.entry(measure.name)
     return compare_models(
         frame_a,
         frame_b,
         measure=measure,
         scorer=scorer,
-        implementation=MEASURES.load(measure.name),
-        scorer_info=SCORERS.entry(scorer.name).info,
-        options=entry.options.model_validate(measure.options),
-        exact_difference=entry.has_role("pair_indicator"),
+        **_measure_code(measure, scorer),
         **settings,
     )
+
+
+def _measure_code(measure: PluginId, scorer: PluginId) -> MeasureCode:
+    """What the paired statistics need from the registries for a measure and a scorer (an
+    AuditUserError without the measure code)."""
+    try:
+        from audit.measures.catalog import MEASURES
+        from audit.scoring.catalog import SCORERS
+    except ImportError as error:
+        raise AuditUserError(f"the measure code cannot be imported ({error})") from None
+    entry = MEASURES.entry(measure.name)
+    return {
+        "implementation": MEASURES.load(measure.name),
+        "scorer_info": SCORERS.entry(scorer.name).info,
+        "options": entry.options.model_validate(measure.options),
+        "exact_difference": entry.has_role("pair_indicator"),
+    }
 
 
 class RunComparisonTests:
@@ -98,13 +120,10 @@ class RunComparisonTests:
         **settings: Unpack[PairedSettings],
     ) -> ComparisonRecord:
         try:
-            from audit.measures.catalog import MEASURES
-            from audit.scoring.catalog import SCORERS
             from audit.stats.comparison import paired_record, prepare_paired
             from audit.stats.inputs import StatisticsInputError
         except ImportError as error:
             raise AuditUserError(f"the measure code cannot be imported ({error})") from None
-        entry = MEASURES.entry(measure.name)
         if settings["n_bootstrap"] < 1:
             raise StatisticsInputError(
                 f"a paired bootstrap needs n_bootstrap >= 1 (got {settings['n_bootstrap']})"
@@ -114,13 +133,10 @@ class RunComparisonTests:
             frame_b,
             measure=measure,
             scorer=scorer,
-            implementation=MEASURES.load(measure.name),
-            scorer_info=SCORERS.entry(scorer.name).info,
-            options=entry.options.model_validate(measure.options),
+            **_measure_code(measure, scorer),
             ideal_value=settings["ideal_value"],
             model_a=settings["model_a"],
             model_b=settings["model_b"],
-            exact_difference=entry.has_role("pair_indicator"),
         )
         record = paired_record(
             paired,

@@ -369,7 +369,14 @@ def body_pages(pdf: Path) -> int:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "name", ["debiasing", "intrinsic-vs-extrinsic", "meta-evaluation", "posthoc-debiasing"]
+    "name",
+    [
+        "debiasing",
+        "debiasing-downstream",
+        "intrinsic-vs-extrinsic",
+        "meta-evaluation",
+        "posthoc-debiasing",
+    ],
 )
 def test_committed_examples_have_a_body_of_at_most_12_pages(name: str, tmp_path: Path) -> None:
     folder = EXAMPLES / name
