@@ -29,14 +29,26 @@ def choose_device(device: str = "auto") -> torch.device:
 
 
 def use_all_cores() -> int:
-    """Let torch use every core this process may run on; returns the thread count."""
+    """Let torch use every core this process may run on, or `OMP_NUM_THREADS` of them when
+    that is set to a smaller positive number; returns the thread count."""
     import torch
 
+    cores = cpu_threads()
+    torch.set_num_threads(cores)
+    return cores
+
+
+def cpu_threads() -> int:
+    """The cores this process may run on, capped by `OMP_NUM_THREADS` when it is a positive
+    number (two audits sharing a machine each given one core: more threads than cores
+    make torch's threads wait on each other, several times slower than one thread)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cores = os.cpu_count() or 1
-    torch.set_num_threads(cores)
+    asked = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if asked.isdigit() and int(asked) > 0:
+        return min(cores, int(asked))
     return cores
 
 

@@ -12,7 +12,7 @@ import torch
 from audit.errors import ModelSourceError
 from audit.models import load as load_module
 from audit.models.attention import attention_implementation, eager_attention
-from audit.models.device import choose_device, choose_weight_dtype
+from audit.models.device import choose_device, choose_weight_dtype, cpu_threads
 from audit.models.fingerprint import fingerprint
 from audit.models.load import load_model, load_weights
 from audit.models.resolve import resolve_model
@@ -154,3 +154,19 @@ def test_device_choice_without_cuda() -> None:
         choose_device("cuda")
     with pytest.raises(ModelSourceError, match="not a torch device"):
         choose_device("gpu0")
+
+
+def test_cpu_threads_honours_a_smaller_omp_num_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two audits sharing a machine with OMP_NUM_THREADS=1 each get one torch thread, not
+    every core each (oversubscribed, torch's threads wait on each other)."""
+
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert cpu_threads() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", str(cores + 5))
+    assert cpu_threads() == cores
+    for unset in ("", "0", "two"):
+        monkeypatch.setenv("OMP_NUM_THREADS", unset)
+        assert cpu_threads() == cores
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert cpu_threads() == cores
