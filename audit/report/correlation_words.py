@@ -115,6 +115,20 @@ def too_few_sentence(records: Sequence[CorrelationRecord], alpha: float) -> str:
 BODY_CORRELATIONS = 8
 
 
+def body_limit(found: Sequence[CorrelationRecord], alpha: float) -> int:
+    """The rows of a correlation table the body shows: BODY_CORRELATIONS, or none when no
+    pair is significant and no Kendall test of the table could have been (its caption says
+    so; the whole table is in the appendix)."""
+    limits = [c.detection for c in found if c.detection is not None]
+    hopeless = bool(limits) and all(
+        (d.critical_kendall_tau if d.test == "kendall" else d.critical_spearman_rho) is None
+        for d in limits
+    )
+    if hopeless and not any(significant(c, alpha) for c in found):
+        return 0
+    return BODY_CORRELATIONS
+
+
 def significant(record: CorrelationRecord, alpha: float) -> bool:
     """Any of the record's corrected p-values (Pearson, Spearman, Kendall) at most alpha
     (a pair that is one by construction never is): a row the body of a report shows

@@ -12,6 +12,8 @@ predict the downstream bias. Pairs that are one by construction are not counted.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from audit.report import cells
 from audit.report import correlation_words as words
 from audit.report.formatting import (
@@ -76,6 +78,10 @@ def correlation_table(index: MeasurementIndex) -> Table | None:
     )
     if excluded := words.excluded_sentence(found):
         maker.extra_notes.append(excluded)
+    # The detection limit most cells share is the caption's; a cell repeats it only when
+    # its own differs (fewer models with both values).
+    common = Counter(c.note for c in found if not c.conclusive).most_common(1)
+    shared_note = common[0][0] if common else None
     for row in rows:
         line = [_series_cell(index, row, mixed[row])]
         for column in columns:
@@ -95,6 +101,8 @@ def correlation_table(index: MeasurementIndex) -> Table | None:
                 note = f"not a finding: {c.trivial}; {note}"
             elif c.kendall_tau is None:
                 note = f"too few models for a test: {c.note or 'no test'}; {note}"
+            elif not c.conclusive and c.note == shared_note:
+                note = f"underpowered, as the caption says; {note}"
             elif not c.conclusive:
                 note = f"underpowered: {c.note or 'no test'}; {note}"
             tau = "—" if c.kendall_tau is None else fmt_num(c.kendall_tau, 2)
@@ -121,7 +129,7 @@ def correlation_table(index: MeasurementIndex) -> Table | None:
             "key_rows": key_rows,
             "key_rows_words": "with a pair significant after correction",
             "rank": rank,
-            "body_limit": words.BODY_CORRELATIONS,
+            "body_limit": words.body_limit(found, alpha),
         }
     )
 

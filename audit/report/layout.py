@@ -118,6 +118,8 @@ def shorten(table: Table, label: str) -> Table:
         if left_out
         else ""
     )
+    if not keep:  # a body limit of 0: the caption says why no row matters here
+        shown = [f"None of its {plural(n, 'row')} is"]
     more = Link(
         href=f"#{table.id}",
         text=f"{' and '.join(shown)} shown here{key_words}; the whole table is in "

@@ -282,7 +282,7 @@ def correlation_study(data: StudyData) -> Study:
             "key_rows": key_rows,
             "key_rows_words": "significant after correction",
             "rank": rank,
-            "body_limit": words.BODY_CORRELATIONS,
+            "body_limit": words.body_limit(records, alpha),
             # The body: the measures, n, Spearman and Kendall with their corrected p.
             "body_columns": [0, 1, 2, 6, 8, 9, 11],
             # On a phone, whose p each p cell is.

@@ -49,6 +49,7 @@ from audit.results import (
     DetectionLimit,
     MetaEvaluation,
 )
+from audit.results.studies import DOWNSTREAM_FAMILY
 
 # -- page 1 as texts ---------------------------------------------------------------------
 
@@ -1262,7 +1263,41 @@ def _comparison_words(
         found.missing(text.where, "the count of distinct paired comparisons is not stated")
         return
     found.expect_count(text, m, "n", len(distinct), "distinct paired comparisons")
-    family = _search(r"\((?P<family>[^()]*)\)", text, m.end())
+    _judged_words(c, block, records, m, complete=complete)
+
+
+def _downstream_words(c: Context, records: list[ComparisonRecord]) -> None:
+    """The 'Debiasing, downstream.' block: each debiased variant against its base after
+    fine-tuning (their own family), counted and tallied as the intrinsic comparisons are."""
+    blocks = c.page.blocks("debiasing, downstream")
+    if not blocks:
+        c.found.missing("findings", "results.json compares variants downstream; page 1 does not")
+        return
+    text = blocks[0].text
+    m = _search(rf"^Of (?P<n>{NUM}) debiased variants? fine-tuned on", text)
+    if m is None:
+        c.found.missing(text.where, "the count of variants compared downstream is not stated")
+        return
+    distinct = [r for r in records if not r.same_test_as]
+    c.found.expect_count(text, m, "n", len(distinct), "variants compared downstream")
+    _judged_words(c, blocks[0], records, m, complete=True)
+
+
+def _judged_words(
+    c: Context,
+    block: Block,
+    records: list[ComparisonRecord],
+    m: re.Match[str],
+    *,
+    complete: bool,
+) -> None:
+    """After a block's count (`m`): the family and correction, the tally by corrected
+    verdict, what was undetectable, the twins and the moves."""
+    text, found = block.text, c.found
+    distinct = [r for r in records if not r.same_test_as]
+    family = _search(
+        r"\((?P<family>[^()]*(?:Holm|Benjamini-Hochberg|uncorrected)[^()]*)\)", text, m.end()
+    )
     if family is None:
         found.missing(text.where, "the comparisons' family and correction are not stated")
         return
@@ -1387,8 +1422,12 @@ def check_comparisons(c: Context) -> None:
         block, m = mine[0]
         c.found.expect_count(block.text, m, "n", len(ids), f"debiased variants of {base}")
         records = [r for r in c.result.comparisons if r.model_a in ids and r.model_b == base]
-        if records:
-            _comparison_words(c, block, records, complete=True)
+        intrinsic = [r for r in records if r.test_family != DOWNSTREAM_FAMILY]
+        if intrinsic:
+            _comparison_words(c, block, intrinsic, complete=True)
+        downstream = [r for r in records if r.test_family == DOWNSTREAM_FAMILY]
+        if downstream:
+            _downstream_words(c, downstream)
     others = [
         r
         for r in c.result.comparisons
@@ -1465,8 +1504,14 @@ def _named_ranks(
         ranges = re.finditer(rf"(?P<a>{NUM})(?: to (?P<b>{NUM}))?", more.group("ranks"))
         for p in ranges:  # '5, 7 to 9 and 12': a run of ranks is written 'a to b'
             first, last = int(p.group("a")), int(p.group("b") or p.group("a"))
-            pos = offset + more.start("ranks") + p.start()
-            shown += [(k, pos, p.group()) for k in range(first, last + 1)]
+            at_a = (offset + more.start("ranks") + p.start("a"), p.group("a"))
+            at_b = (
+                (offset + more.start("ranks") + p.start("b"), p.group("b"))
+                if p.group("b")
+                else at_a
+            )
+            # each rank of a run is read at its first figure, the last at its own
+            shown += [(k, *(at_b if k == last else at_a)) for k in range(first, last + 1)]
         count = found.figure(text, offset + more.start("n"))
         rest = len(want) - before
         if count is not None and count.shows(float(rest)):

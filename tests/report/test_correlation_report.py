@@ -170,3 +170,21 @@ def test_page_one_names_the_strongest_pair_with_its_corrected_p() -> None:
     assert "2 pairs mix model families (masked and causal)" in text
     table = _table(report, "intrinsic-extrinsic")
     assert all("mixes model families (masked, causal)" in row[0].sub for row in table.rows)
+
+
+def test_a_table_no_test_could_make_significant_keeps_no_row_in_the_body(
+    recomputed: Report,
+) -> None:
+    """With 4 models no Kendall test can reach significance: the body keeps the caption
+    (which says so) and a line to the whole table in the appendix, no row."""
+    from audit.report.layout import shorten
+
+    for table_id in ("intrinsic-extrinsic", "correlation-table"):
+        table = _table(recomputed, table_id)
+        assert table.body_limit == 0, table_id
+        body = shorten(table, "B.2")
+        assert body.rows == [] and body.more is not None
+        assert body.more.text == (
+            f"None of its {len(table.rows)} rows is shown here; the whole table is in "
+            "Appendix B.2."
+        )
