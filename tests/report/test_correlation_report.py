@@ -185,6 +185,5 @@ def test_a_table_no_test_could_make_significant_keeps_no_row_in_the_body(
         body = shorten(table, "B.2")
         assert body.rows == [] and body.more is not None
         assert body.more.text == (
-            f"None of its {len(table.rows)} rows is shown here; the whole table is in "
-            "Appendix B.2."
+            f"None of its {len(table.rows)} rows is shown here; the whole table is in Appendix B.2."
         )
