@@ -151,6 +151,11 @@ def headline_block(index: MeasurementIndex, dataset: str) -> SummaryBlock | None
     digits = measure_digits(index, dataset, measure)
     generic = _generic(index, measure)
     lines: list[str] = []
+    # A variant's values, one line per variant: '<variant> (<method> of <base>): bias
+    # score 47.3 [41.2, 53.6] (cps), 56.5 [50.2, 62.6] (aula)' (its line where its first
+    # value falls).
+    variant_values: dict[str, list[str]] = {}
+    variant_line: dict[str, int] = {}
     in_counts = False
     for unit in index.units(dataset):
         m = index.get(unit, dataset, measure, "all")
@@ -167,15 +172,20 @@ def headline_block(index: MeasurementIndex, dataset: str) -> SummaryBlock | None
             lines.append(f"{who}: no value ({plain(m.note) or 'undefined'}).")
             continue
         value = fmt_estimate(m.value, m.ci_low, m.ci_high, digits, m.n)
-        # A variant's value is read beside its base's: the counts are not repeated.
-        meaning = (
-            None
-            if variant is not None
-            else _pair_counts(m, digits, index.result.alpha)
-            or _statement_pairs(index, unit, dataset, measure, m)
+        if variant is not None:  # read beside its base's: the counts are not repeated
+            if unit.model not in variant_line:
+                variant_line[unit.model] = len(lines)
+                lines.append("")
+            variant_values.setdefault(unit.model, []).append(f"{value} ({unit.scorer.label})")
+            continue
+        meaning = _pair_counts(m, digits, index.result.alpha) or _statement_pairs(
+            index, unit, dataset, measure, m
         )
         in_counts = in_counts or bool(meaning)
         lines.append(f"{who}: {index.cards.name(measure)} {value}. {meaning or ''}".rstrip())
+    for model, at in variant_line.items():
+        name = f"{model} ({index.variants.describe(model)})"
+        lines[at] = f"{name}: {index.cards.name(measure)} {', '.join(variant_values[model])}."
     if not lines:
         return None
     record = index.dataset_record(dataset)
