@@ -414,9 +414,12 @@ def test_the_intrinsic_vs_extrinsic_example_compares_both_studies() -> None:
     assert [r[3].text for r in rows] == ["cannot tell", "cannot tell"]
     assert "SSS 0.81 > AULA 0.71 > CPS 0.26" in rows[0][2].text
     assert "not measured here: AUL" in rows[0][4].text
-    assert "τ -0.55 to 0.29 over 24 pairs (12 models)" in rows[1][2].text
+    assert "τ -0.28 to 0.45 over 24 pairs (12 models)" in rows[1][2].text
     assert "not measured here: BiasBios and NLI-bias" in rows[1][4].text
-    assert "; 1,800 STS-bias items; Holm over 24 tests; no power recorded" in rows[1][4].text
+    assert (
+        "; 1,800 STS-bias items; Holm over 24 tests: |τ| ≥ 0.67 needed, power 0.19 at τ 0.50"
+        in (rows[1][4].text)
+    )
 
 
 def test_a_committed_example_renders_the_section_with_its_verdict() -> None:
