@@ -120,10 +120,7 @@ def body_limit(found: Sequence[CorrelationRecord], alpha: float) -> int:
     pair is significant and no Kendall test of the table could have been (its caption says
     so; the whole table is in the appendix)."""
     limits = [c.detection for c in found if c.detection is not None]
-    hopeless = bool(limits) and all(
-        (d.critical_kendall_tau if d.test == "kendall" else d.critical_spearman_rho) is None
-        for d in limits
-    )
+    hopeless = bool(limits) and all(_critical(d) is None for d in limits)
     if hopeless and not any(significant(c, alpha) for c in found):
         return 0
     return BODY_CORRELATIONS
@@ -163,12 +160,19 @@ def detection_words(detection: DetectionLimit, *, statistic: str = "τ") -> str:
     )
 
 
+def _critical(detection: DetectionLimit) -> float | None:
+    """The smallest |statistic| of the detection limit's test that can be significant (None:
+    none can)."""
+    if detection.test == "kendall":
+        return detection.critical_kendall_tau
+    return detection.critical_spearman_rho
+
+
 def _reach(detection: DetectionLimit, tail: str) -> str:
     """'|τ| had to reach 0.67' + tail, or 'no |τ| could be significant' (the test's
     statistic: τ for Kendall, ρ for Spearman)."""
-    kendall = detection.test == "kendall"
-    critical = detection.critical_kendall_tau if kendall else detection.critical_spearman_rho
-    symbol = "τ" if kendall else "ρ"
+    critical = _critical(detection)
+    symbol = "τ" if detection.test == "kendall" else "ρ"
     if critical is None:
         return f"no |{symbol}| could be significant"
     return f"|{symbol}| had to reach {fmt_num(critical, 2)}{tail}"
