@@ -26,7 +26,11 @@ its base, every ratio model against its base, every two models, or one `audit co
    record is never counted as a change.
 6. **Detectable difference**: the smallest |A - B| the corrected two-sided test detects
    with the asked power, (z(1 - alpha / 2m) + z(power)) x SE, SE the bootstrap standard
-   deviation of A - B (a normal approximation).
+   deviation of A - B (a normal approximation). For a difference tested by the exact
+   McNemar test it is never below what that test can reach at all: k pairs of n (100 k / n
+   points), k the fewest discordant pairs, all one way, whose two-sided p (2 x 0.5^k) is at
+   most alpha / m. Two models that agree on every pair (SE 0) could still not have shown a
+   change of fewer than k pairs.
 """
 
 from __future__ import annotations
@@ -184,7 +188,7 @@ def correct_family(
                 "family_size": m,
                 "p_value_corrected": dist[j],
                 "difference_p_corrected": diff[j],
-                "detectable_difference": None if r.difference_se is None else z * r.difference_se,
+                "detectable_difference": detectable(r, z, alpha, m),
                 "detectable_power": power,
             }
         )
@@ -236,6 +240,22 @@ def correct_family(
 
 def _exact(r: ComparisonRecord) -> bool:
     return r.difference_test == "exact McNemar"
+
+
+def fewest_pairs(alpha: float, m: int) -> int:
+    """The fewest discordant pairs, all one way, whose exact two-sided McNemar p-value
+    (2 x 0.5^k) is at most alpha / m: no smaller change can be significant."""
+    return max(1, math.ceil(math.log2(2 * max(m, 1) / alpha) - 1e-12))
+
+
+def detectable(r: ComparisonRecord, z: float, alpha: float, m: int) -> float | None:
+    """The smallest |A - B| the family's corrected test detects (module docstring, 6)."""
+    if r.difference_se is None:
+        return None
+    normal = z * r.difference_se
+    if _exact(r) and r.n_items > 0:
+        return max(normal, fewest_pairs(alpha, m) * 100.0 / r.n_items)
+    return normal
 
 
 def correct_families(

@@ -16,6 +16,7 @@ from audit.stats.comparison_family import (
     PendingComparison,
     correct_families,
     correct_family,
+    fewest_pairs,
     needed_resamples,
 )
 from tests.measures.frames_factory import AUL, pair_frame
@@ -146,15 +147,31 @@ def test_a_p_value_within_its_monte_carlo_band_of_the_threshold_is_borderline() 
 
 
 def test_the_detectable_difference_follows_the_standard_error_and_the_family() -> None:
-    records = [_compare(_moved(k, k + 2), _base()) for k in range(5)]
+    records = [_kls(0.05 * k, seed=k) for k in range(5)]
     judged = _judge(records)
     z = stats.norm.isf(0.05 / 10) + stats.norm.ppf(0.8)
     for r in judged:
         assert r.detectable_power == 0.8
         assert r.detectable_difference == pytest.approx(z * r.difference_se)
-    # one pair moves the bias score by 100/262 points: these detect a few points at best
-    assert all(r.detectable_difference > 100 / N_PAIRS for r in judged)
-    assert math.isfinite(judged[0].detectable_difference)
+        assert math.isfinite(r.detectable_difference)
+
+
+def test_an_exact_mcnemar_difference_is_never_detectable_below_what_the_test_can_reach() -> None:
+    # under Holm over 5, the first step needs p <= 0.01: 8 discordant pairs all one way
+    # (2 x 0.5^8 = 0.0078) can reach it, 7 (0.0156) cannot
+    assert fewest_pairs(0.05, 5) == 8
+    assert stats.binomtest(8, 8, 0.5).pvalue <= 0.05 / 5 < stats.binomtest(7, 7, 0.5).pvalue
+    assert [fewest_pairs(0.05, m) for m in (1, 18, 96)] == [6, 10, 12]
+    floor = 8 * 100 / N_PAIRS
+    z = stats.norm.isf(0.05 / 10) + stats.norm.ppf(0.8)
+    same = _compare(_base(), _base())  # agree on every pair: the bootstrap SE is 0
+    few = [_compare(_moved(k, k + 2), _base()) for k in range(4)]
+    judged = _judge([same, *few])
+    assert same.difference_se == 0 and judged[0].detectable_difference == pytest.approx(floor)
+    for r in judged[1:]:
+        assert r.detectable_difference == pytest.approx(max(floor, z * r.difference_se))
+    # the floor is the larger here: a few discordant pairs give a small SE
+    assert judged[1].detectable_difference == pytest.approx(floor)
 
 
 def test_families_are_corrected_apart() -> None:
