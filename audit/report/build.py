@@ -63,8 +63,8 @@ SIGNOFF_DECISIONS = ["Approve", "Approve with conditions", "Reject"]
 
 #: A dataset's items and groups in words, by shape (labelled sets otherwise).
 _SHAPE_WORDS = {
-    "pairs": ("pairs", "bias types"),
-    "choices": ("multiple-choice questions", "categories"),
+    "pairs": ("pairs", "bias type", "bias types"),
+    "choices": ("multiple-choice questions", "category", "categories"),
 }
 
 
@@ -234,10 +234,12 @@ def build_dataset(
     if record is None:
         description = "Measured, but not listed among the datasets read."
     else:
-        kind, groups = _SHAPE_WORDS.get(record.shape, ("labelled sentences", "target groups"))
+        kind, group, groups = _SHAPE_WORDS.get(
+            record.shape, ("labelled sentences", "target group", "target groups")
+        )
         description = (
             f"{fmt_num(record.rows_kept)} {kind} kept of {fmt_num(record.rows_read)} rows read, "
-            f"{len(record.groups)} {groups}."
+            f"{plural(len(record.groups), group, groups)}."
         )
         if record.shape == "choices":
             description += f" Categories: {', '.join(record.groups)}."
