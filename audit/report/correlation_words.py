@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from audit.report.cards import MeasureCards
 from audit.report.formatting import fmt_bound, fmt_num, fmt_pct, join_words, plural
+from audit.report.layout import BODY_ROWS
 from audit.results import CorrelationRecord, DetectionLimit, MeasureSeries
 
 #: For people: each correction's name.
@@ -111,19 +112,16 @@ def too_few_sentence(records: Sequence[CorrelationRecord], alpha: float) -> str:
     )
 
 
-#: Most rows of a correlation table in the body: the significant ones, then the strongest.
-BODY_CORRELATIONS = 8
-
-
 def body_limit(found: Sequence[CorrelationRecord], alpha: float) -> int:
-    """The rows of a correlation table the body shows: BODY_CORRELATIONS, or none when no
-    pair is significant and no Kendall test of the table could have been (its caption says
-    so; the whole table is in the appendix)."""
+    """The rows of a correlation table the body shows: as many as any table's (the
+    significant ones, then the strongest), or none when no pair is significant and no
+    Kendall test of the table could have been (its caption says so; the whole table is in
+    the appendix)."""
     limits = [c.detection for c in found if c.detection is not None]
     hopeless = bool(limits) and all(_critical(d) is None for d in limits)
     if hopeless and not any(significant(c, alpha) for c in found):
         return 0
-    return BODY_CORRELATIONS
+    return BODY_ROWS
 
 
 def significant(record: CorrelationRecord, alpha: float) -> bool:

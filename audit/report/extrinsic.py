@@ -25,9 +25,10 @@ from audit.report.intrinsic_extrinsic import (
     correlation_table,
     extrinsic_correlations,
 )
+from audit.report.layout import BODY_ROWS
 from audit.report.model import Chart, Section, SummaryBlock, Table
 from audit.report.tables import model_cell
-from audit.results import ExtrinsicRecord, StsBiasResult
+from audit.results import ExtrinsicRecord, PctFemaleCorrelation, StsBiasResult
 
 
 def _task_title(index: MeasurementIndex, record: ExtrinsicRecord, *, short: bool = False) -> str:
@@ -71,6 +72,25 @@ def _checkpoint_cell(record: ExtrinsicRecord) -> cells.Cell:
     return cells.text(f"{chosen.step:,} of {steps:,}", note=chosen.reason)
 
 
+def _women(record: ExtrinsicRecord) -> PctFemaleCorrelation | None:
+    detail = record.detail
+    return detail.correlation if isinstance(detail, StsBiasResult) else None
+
+
+def _women_cell(corr: PctFemaleCorrelation | None, shared_n: int | None) -> cells.Cell:
+    """r(% women) with its p under it; the number of occupations in a note when the rows
+    do not all have the same (the caption says it when they do)."""
+    if corr is None:
+        return cells.Cell(kind="number", value=None, digits=2)
+    return cells.Cell(
+        kind="number",
+        value=corr.pearson_r,
+        digits=2,
+        sub=f"p {fmt_p(corr.pearson_p)}",
+        note="" if corr.n == shared_n else f"{corr.n} occupations",
+    )
+
+
 def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Table:
     """One row per (task, model): the value with its interval (and, when some model was
     fine-tuned with several seeds, their spread), the dev check, the fine-tuning and, for
@@ -100,9 +120,14 @@ def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Ta
         ],
     )
     digits = digits_for([r.value for r in records])
+    counts = {c.n for c in map(_women, records) if c is not None}
+    shared_n = counts.pop() if len(counts) == 1 else None
+    if shared_n is not None:
+        maker.caption = maker.caption.replace(
+            "across occupations,", f"across the {shared_n} occupations (p under it),"
+        )
     for r in records:
-        detail = r.detail
-        corr = detail.correlation if isinstance(detail, StsBiasResult) else None
+        corr = _women(r)
         maker.add(
             [
                 model_cell(index, r.model),
@@ -113,15 +138,16 @@ def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Ta
                 _dev_cell(r),
                 _checkpoint_cell(r),
                 cells.text("from the cache" if r.cached else "fine-tuned"),
-                cells.Cell(
-                    kind="number",
-                    value=None if corr is None else corr.pearson_r,
-                    digits=2,
-                    note="" if corr is None else f"p {fmt_p(corr.pearson_p)}, {corr.n} occupations",
-                ),
+                _women_cell(corr, shared_n),
             ]
         )
-    return maker.table()
+    table = maker.table()
+    if several or len(records) > BODY_ROWS:
+        # The body keeps what is measured and whether it can be trusted; the seeds' spread,
+        # the checkpoint and the cache state (with their per-row notes) are in the appendix.
+        kept = {"Model", "Task", "Value (CI)", "Ideal", "Dev", "r(% women)"}
+        table.body_columns = [i for i, c in enumerate(table.columns) if c in kept]
+    return table
 
 
 def curve_chart(index: MeasurementIndex, task: str, records: list[ExtrinsicRecord]) -> Chart | None:

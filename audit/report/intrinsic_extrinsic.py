@@ -89,8 +89,10 @@ def correlation_table(index: MeasurementIndex) -> Table | None:
             if c is None:
                 line.append(cells.text("—"))
                 continue
+            # the caption's detection limit names the number of models the cells share
+            models = "" if c.note == shared_note else f"{plural(c.n, 'model')}; "
             note = (
-                f"{plural(c.n, 'model')}; Pearson {fmt_num(c.pearson_r, 2)} "
+                f"{models}Pearson {fmt_num(c.pearson_r, 2)} "
                 f"(p {fmt_p(c.pearson_p)}, corr. {fmt_p(c.pearson_p_corrected)}), Spearman "
                 f"{fmt_num(c.spearman_rho, 2)} (p {fmt_p(c.spearman_p)}, corr. "
                 f"{fmt_p(c.spearman_p_corrected)})"

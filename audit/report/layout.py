@@ -33,7 +33,7 @@ from audit.report.model import (
 )
 
 #: Most rows of a table in the body (rows in `key_rows` come on top).
-BODY_ROWS = 8
+BODY_ROWS = 6
 
 #: The appendices, in the order of the body: (key, title).
 GROUPS = (

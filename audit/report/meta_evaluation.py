@@ -177,6 +177,8 @@ def meta_table(index: MeasurementIndex, meta: MetaEvaluation, anchor: str) -> Ta
             "key_rows": leaders,
             "key_rows_words": "rank 1 or tied with it",
             "cell_labels": labels,
+            # the body ranks by Spearman: the Pearson p is in the appendix's whole table
+            "body_columns": [i for i in range(len(labels)) if i != 6],
         }
     )
 

@@ -19,6 +19,7 @@ from audit.report.corpora import corpora_table
 from audit.report.downstream import downstream_table
 from audit.report.formatting import fmt_num, fmt_seconds, group_name, join_words, plural
 from audit.report.index import MeasurementIndex, unique
+from audit.report.layout import BODY_ROWS
 from audit.report.lm_cost import lm_cost_table
 from audit.report.meta_evaluation import meta_section
 from audit.report.model import Chart, Section, Table
@@ -316,11 +317,14 @@ def variant_tally_table(index: MeasurementIndex) -> Table | None:
         ],
     )
     further: list[int] = []
+    moved: list[int] = []
     for i, variant in enumerate(unique(r.model_a for r in records)):
         mine = [r for r in records if r.model_a == variant]
         counts = count_verdicts(mine)
         if counts["further from the ideal"]:
             further.append(i)
+        elif counts["no detectable change"] < len(distinct(mine)):
+            moved.append(i)
         maker.add(
             [
                 cells.text(variant, sub=index.variants.method_words(variant)),
@@ -338,10 +342,24 @@ def variant_tally_table(index: MeasurementIndex) -> Table | None:
                 cells.count(counts["undefined"]),
             ]
         )
-    # A variant that moved any measure away from the ideal comes first in the body.
-    return maker.table().model_copy(
-        update={"key_rows": further, "key_rows_words": "further from the ideal"}
-    )
+    # A variant that moved any measure away from the ideal comes first in the body. In a
+    # table longer than the body's, a variant with no detectable change anywhere is left to
+    # the appendix (the caption says so; with none that moved, the body shows no row).
+    table = maker.table()
+    update: dict[str, object] = {"key_rows": further, "key_rows_words": "further from the ideal"}
+    shown = len(further) + len(moved)
+    if len(table.rows) > BODY_ROWS and shown < len(table.rows):
+        quiet = len(table.rows) - shown
+        update["key_rows"] = further + moved
+        update["key_rows_words"] = "with a verdict other than no detectable change"
+        update["body_limit"] = min(shown, BODY_ROWS)
+        update["caption"] = table.caption + (
+            f" The {plural(quiet, 'variant')} whose every comparison is 'no detectable change' "
+            + ("are" if quiet > 1 else "is")
+            + " in the appendix only"
+            + ("; here no variant has any other verdict." if not shown else ".")
+        )
+    return table.model_copy(update=update)
 
 
 def variants_section(index: MeasurementIndex) -> Section | None:
