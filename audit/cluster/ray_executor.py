@@ -35,6 +35,7 @@ from audit.cluster.worker import score_group, train_variant
 from audit.display import format_duration
 from audit.errors import AuditUserError
 from audit.executor import ModelRequest, ModelWork, Worker, unit_record
+from audit.models.device import cpu_threads
 from audit.results import UnitRecord
 from audit.scoring import runner
 from audit.scoring.cache import ModelIdentity, ScoreNamespace
@@ -295,6 +296,10 @@ class RayExecutor:
             "num_cpus": self.settings.cpus_per_task,
             "num_gpus": self.settings.gpus_per_task if cuda else 0,
             "max_retries": self.settings.max_retries,
+            # torch's CPU threads as in this process, not Ray's OMP_NUM_THREADS = num_cpus:
+            # a float sum split over another number of threads rounds differently, and a
+            # variant trained on Ray must be the one trained in process
+            "runtime_env": {"env_vars": {"OMP_NUM_THREADS": str(cpu_threads())}},
         }
 
     def _ship(self, request: ModelRequest) -> messages.ShippedModel | None:
