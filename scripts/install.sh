@@ -34,6 +34,17 @@ else
 fi
 step "installing bias-audit, editable, with its dependencies, LoRA training, Ray and test tools (about a minute)"
 pip_install -e '.[dev,train,ray]'
+# llama-cpp-python's OpenAI-compatible server, which the serving tests start on 127.0.0.1
+# (tests/serving). PyPI has only its source: pip builds it with the machine's compiler,
+# without the multimodal library, tools and examples the server does not use (about 700
+# CPU seconds, some 6 min on 2 idle cores; pip keeps the built wheel for the next install).
+if .venv/bin/python -c "import llama_cpp.server" 2>/dev/null; then
+  step "llama-cpp-python's server is already installed: keeping it"
+else
+  step "building llama-cpp-python 0.3.36 with its server from source (several minutes)"
+  CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF" \
+    pip_install 'llama-cpp-python[server]==0.3.36'
+fi
 step "checking that the audit command runs"
 .venv/bin/audit --version
 echo "installed into $(pwd)/.venv in $((SECONDS - started)) s; next: .venv/bin/audit --help"

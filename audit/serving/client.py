@@ -1,0 +1,145 @@
+"""A client for an OpenAI-compatible completions endpoint, as a careful API client is:
+several requests in flight, retries with exponential backoff on 429, 5xx and time-outs
+(then an error naming the endpoint and the last status), a time-out per request, and the
+API key read from one named environment variable, never stored, logged or shown.
+
+Only the standard library: the audit does not need an HTTP package to reach a server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from audit.errors import AuditUserError
+
+#: Statuses worth another try: rate limits and server-side failures.
+RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
+
+
+class EndpointError(AuditUserError):
+    """A served model could not be reached or answered with something unusable."""
+
+
+def public_url(url: str) -> str:
+    """The endpoint as it may be shown: without user, password, query or fragment."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+@dataclass(frozen=True)
+class EndpointSettings:
+    """How to reach one endpoint. `api_key_env` names the environment variable that holds
+    the key (None: no key); the key itself is read at each request and kept nowhere."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    timeout_s: float = 60.0
+    max_retries: int = 5
+    backoff_s: float = 0.5
+    in_flight: int = 4
+
+    def api_key(self) -> str | None:
+        if self.api_key_env is None:
+            return None
+        key = os.environ.get(self.api_key_env, "")
+        if not key:
+            raise EndpointError(
+                f"endpoint {public_url(self.base_url)}: the environment variable "
+                f"{self.api_key_env} (api_key_env) is not set or empty; set it to the API key"
+            )
+        return key
+
+
+class CompletionClient:
+    """POSTs JSON to `<base_url>/<path>` and returns the decoded answer."""
+
+    def __init__(
+        self,
+        settings: EndpointSettings,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.settings = settings
+        self._sleep = sleep
+        self.requests = 0
+        self.retries = 0
+
+    @property
+    def where(self) -> str:
+        return public_url(self.settings.base_url)
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """One request, retried on 429, 5xx, time-outs and refused connections with
+        exponential backoff (`backoff_s` x 2^attempt, at most `max_retries` retries)."""
+        url = f"{self.settings.base_url.rstrip('/')}/{path.lstrip('/')}"
+        data = json.dumps(body).encode("utf-8")
+        headers = {"Content-Type": "application/json"}
+        key = self.settings.api_key()
+        if key is not None:
+            headers["Authorization"] = f"Bearer {key}"
+        last = "no answer"
+        tries = 0
+        for attempt in range(self.settings.max_retries + 1):
+            tries = attempt + 1
+            if attempt:
+                self.retries += 1
+                self._sleep(self.settings.backoff_s * 2 ** (attempt - 1))
+            self.requests += 1
+            request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self.settings.timeout_s) as answer:
+                    decoded: dict[str, Any] = json.loads(answer.read().decode("utf-8"))
+                    return decoded
+            except urllib.error.HTTPError as error:
+                last = f"HTTP {error.code}: {_detail(error)}"
+                if error.code not in RETRY_STATUSES:
+                    break
+            except TimeoutError:
+                last = f"no answer within {self.settings.timeout_s:g} s"
+            except urllib.error.URLError as error:
+                last = f"cannot connect ({error.reason})"
+            except json.JSONDecodeError as error:
+                last = f"an answer that is not JSON ({error})"
+                break
+        raise EndpointError(
+            f"endpoint {self.where}/{path.lstrip('/')}: gave up after {tries} "
+            f"request(s); last: {last}"
+        )
+
+    def post_many(
+        self,
+        path: str,
+        bodies: Sequence[dict[str, Any]],
+        *,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Every body POSTed, `in_flight` at a time; the answers in the bodies' order."""
+        out: list[dict[str, Any] | None] = [None] * len(bodies)
+        with ThreadPoolExecutor(max_workers=max(1, self.settings.in_flight)) as pool:
+            futures = {pool.submit(self.post, path, body): i for i, body in enumerate(bodies)}
+            for future, index in futures.items():
+                out[index] = future.result()
+                if progress is not None:
+                    progress(1)
+        return [answer for answer in out if answer is not None]
+
+
+def _detail(error: urllib.error.HTTPError) -> str:
+    try:
+        text = error.read().decode("utf-8", errors="replace")
+    except OSError:
+        text = ""
+    return " ".join(text.split())[:200] or str(error.reason)

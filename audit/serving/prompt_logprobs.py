@@ -1,0 +1,198 @@
+"""Sentence log-likelihoods from a completions endpoint's echoed prompt log-probabilities,
+never trusted before they are checked.
+
+A server is asked for `echo: true, logprobs: 1, max_tokens: 1`: one entry per prompt
+token, then the one generated token. Three things are checked or worked around:
+
+1. **Alignment.** llama-cpp-python's server pairs each prompt token with the distribution
+   that predicts the *next* token when the prompt does not start with the BOS token (its
+   issues #1983 and #1276): entry i then holds log p(t_i | t_0 .. t_i), which is no
+   likelihood at all. With the BOS it is right. The prompt therefore starts with the
+   model's BOS text (`bos_text`, e.g. SmolLM2's "<|im_start|>", which the server reads as
+   the special token), and a canary probe (`probe_alignment`) tells an aligned server from
+   a shifted one before any score is kept: on "1, 2, 3, ...", the top-1 prediction of an
+   aligned entry is its own token, of a shifted one the token after it.
+2. **The first token.** The OpenAI format reports no log-probability for the first
+   echoed token. Every sentence's first token is predicted from the BOS alone, one
+   distribution for the whole run: `first_token_table` asks for it once, in full
+   (`logprobs` = the vocabulary), and the first token's value is looked up by its text.
+3. **Tokenisation.** The echoed tokens must spell the sentence exactly; the entries up to
+   that point are its tokens. Anything else is an error naming the sentence (a drift is
+   never a silent shift).
+
+The value is the formula's log-likelihood of METHODS.md section 2 for a model whose
+tokenizer adds no BOS: sum over every token of log p(t_i | BOS, t_<i).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from audit.serving.client import CompletionClient, EndpointError
+
+#: A text whose next tokens a language model predicts almost surely: an aligned server's
+#: top-1 prediction at entry i is token i, a shifted server's is token i + 1.
+CANARY = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20"
+
+#: Asked for as `logprobs` to receive the whole next-token distribution after the BOS.
+WHOLE_VOCABULARY = 1_000_000
+
+
+@dataclass(frozen=True)
+class EchoedTokens:
+    """One prompt's echoed entries: token texts and their log-probabilities (None for the
+    first, as the OpenAI format has it), and each entry's top predictions."""
+
+    tokens: list[str]
+    logprobs: list[float | None]
+    top: list[dict[str, float] | None]
+
+
+@dataclass(frozen=True)
+class AlignmentProbe:
+    """What the canary showed: how many entries' top-1 prediction is their own token
+    (aligned) or the next one (shifted by one), and a digest of the canary's values."""
+
+    aligned: int
+    shifted: int
+    entries: int
+    digest: str
+
+    @property
+    def verdict(self) -> str:
+        if self.aligned > self.shifted and self.aligned * 2 >= self.entries:
+            return "aligned"
+        if self.shifted > self.aligned and self.shifted * 2 >= self.entries:
+            return "shifted by one"
+        return "undetermined"
+
+
+@dataclass(frozen=True)
+class ServedScore:
+    """A sentence's log-likelihood (float64) and the number of tokens scored."""
+
+    score: float
+    n_tokens: int
+
+
+def _body(model: str, prompt: str, *, echo: bool, logprobs: int) -> dict[str, Any]:
+    return {
+        "model": model,
+        "prompt": prompt,
+        "echo": echo,
+        "logprobs": logprobs,
+        "max_tokens": 1,
+        "temperature": 0.0,
+    }
+
+
+def _echoed(client: CompletionClient, answer: dict[str, Any], prompt: str) -> EchoedTokens:
+    try:
+        logprobs = answer["choices"][0]["logprobs"]
+        tokens = list(logprobs["tokens"])
+        values = list(logprobs["token_logprobs"])
+        top = list(logprobs.get("top_logprobs") or [None] * len(tokens))
+    except (KeyError, IndexError, TypeError) as error:
+        raise EndpointError(
+            f"endpoint {client.where}: no prompt log-probabilities for {prompt[:60]!r} "
+            f"(asked echo + logprobs; the answer has no choices[0].logprobs.{error}): this "
+            "server cannot score given text"
+        ) from error
+    return EchoedTokens(tokens, values, top)
+
+
+def echo_prompts(
+    client: CompletionClient,
+    prompts: Sequence[str],
+    *,
+    progress: Callable[[int], None] | None = None,
+) -> list[EchoedTokens]:
+    """Each prompt's echoed entries, `in_flight` requests at a time."""
+    model = client.settings.model
+    bodies = [_body(model, p, echo=True, logprobs=1) for p in prompts]
+    answers = client.post_many("completions", bodies, progress=progress)
+    return [_echoed(client, a, p) for a, p in zip(answers, prompts, strict=True)]
+
+
+def _top1(top: dict[str, float] | None) -> str | None:
+    return None if not top else max(top.items(), key=lambda kv: kv[1])[0]
+
+
+def probe_alignment(client: CompletionClient, bos_text: str) -> AlignmentProbe:
+    """The canary scored with the BOS in front: which way the server pairs tokens and
+    distributions, and a digest of its values (the probe's fingerprint)."""
+    (echoed,) = echo_prompts(client, [bos_text + CANARY])
+    n = _prompt_length(client, echoed, CANARY)
+    aligned = sum(_top1(echoed.top[i]) == echoed.tokens[i] for i in range(1, n))
+    shifted = sum(_top1(echoed.top[i]) == echoed.tokens[i + 1] for i in range(1, n - 1))
+    values = [None if v is None else round(v, 4) for v in echoed.logprobs[:n]]
+    digest = hashlib.sha256(json.dumps([echoed.tokens[:n], values]).encode()).hexdigest()
+    return AlignmentProbe(aligned=aligned, shifted=shifted, entries=n - 1, digest=digest)
+
+
+def first_token_table(client: CompletionClient, bos_text: str) -> dict[str, float]:
+    """log p(token | BOS) for every token, keyed by its text: the distribution every
+    sentence's first token is drawn from."""
+    body = _body(client.settings.model, bos_text, echo=False, logprobs=WHOLE_VOCABULARY)
+    answer = client.post("completions", body)
+    echoed = _echoed(client, answer, bos_text)
+    table = echoed.top[0] if echoed.top else None
+    if not table:
+        raise EndpointError(
+            f"endpoint {client.where}: no next-token distribution after the BOS "
+            f"({bos_text!r}); the first token of each sentence cannot be scored"
+        )
+    return dict(table)
+
+
+def _prompt_length(client: CompletionClient, echoed: EchoedTokens, text: str) -> int:
+    """How many entries spell `text`: the echoed tokens must reproduce it exactly."""
+    spelled = ""
+    for i, token in enumerate(echoed.tokens):
+        spelled += token
+        if spelled == text:
+            return i + 1
+        if not text.startswith(spelled):
+            break
+    raise EndpointError(
+        f"endpoint {client.where}: the echoed tokens spell {spelled[:80]!r}, not the sentence "
+        f"{text[:80]!r}: the server tokenised it differently (a BOS text it does not read as "
+        "one token, or a tokenizer drift)"
+    )
+
+
+def served_log_likelihoods(
+    client: CompletionClient,
+    texts: Sequence[str],
+    *,
+    bos_text: str,
+    first: dict[str, float],
+    progress: Callable[[int], None] | None = None,
+) -> list[ServedScore]:
+    """Sum over every token of log p(t_i | BOS, t_<i), from the echoed entries after the
+    BOS and the first-token table (`first_token_table`). The server must have passed
+    `probe_alignment`: the caller checks its verdict first."""
+    out: list[ServedScore] = []
+    for text, echoed in zip(
+        texts, echo_prompts(client, [bos_text + t for t in texts], progress=progress), strict=True
+    ):
+        n = _prompt_length(client, echoed, text)
+        head = echoed.tokens[0]
+        if head not in first:
+            raise EndpointError(
+                f"endpoint {client.where}: the first token {head!r} of {text[:60]!r} is not in "
+                "the distribution after the BOS the server returned"
+            )
+        rest = echoed.logprobs[1:n]
+        if any(v is None or not math.isfinite(v) for v in rest):
+            raise EndpointError(
+                f"endpoint {client.where}: a missing log-probability inside {text[:60]!r}"
+            )
+        total = math.fsum([first[head], *(float(v) for v in rest if v is not None)])
+        out.append(ServedScore(total, n))
+    return out

