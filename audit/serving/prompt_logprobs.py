@@ -21,7 +21,9 @@ token, then the one generated token. Three things are checked or worked around:
    never a silent shift).
 
 The value is the formula's log-likelihood of METHODS.md section 2 for a model whose
-tokenizer adds no BOS: sum over every token of log p(t_i | BOS, t_<i).
+tokenizer adds no BOS: sum over every token of log p(t_i | BOS, t_<i). A multiple-choice
+answer (`served_choice_log_likelihoods`) is scored as `choice_ll` scores it: the tokens of
+`prompt + " " + answer` after their longest common prefix with the prompt's tokens.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from audit.scoring.choice_prompt import ANSWER_SEPARATOR
 from audit.serving.client import CompletionClient, EndpointError
 
 #: A text whose next tokens a language model predicts almost surely: an aligned server's
@@ -196,3 +199,49 @@ def served_log_likelihoods(
         total = math.fsum([first[head], *(float(v) for v in rest if v is not None)])
         out.append(ServedScore(total, n))
     return out
+
+
+def served_choice_log_likelihoods(
+    client: CompletionClient,
+    questions: Sequence[tuple[str, Sequence[str]]],
+    *,
+    bos_text: str,
+    progress: Callable[[int], None] | None = None,
+) -> list[tuple[ServedScore, ...]]:
+    """Each answer's log P(answer | prompt): the echoed entries of `prompt + " " +
+    answer` from the first token that differs from the prompt's own tokens (a token
+    straddling the boundary counts as the answer's), as `choice_ll` sums them locally."""
+    prompts = list(dict.fromkeys(prompt for prompt, _ in questions))
+    fulls = [p + ANSWER_SEPARATOR + a for p, answers in questions for a in answers]
+    echoed = echo_prompts(client, [bos_text + t for t in [*prompts, *fulls]], progress=progress)
+    prompt_tokens = {
+        p: e.tokens[: _prompt_length(client, e, p)]
+        for p, e in zip(prompts, echoed[: len(prompts)], strict=True)
+    }
+    owners = [p for p, answers in questions for _ in answers]
+    scores: list[ServedScore] = []
+    for prompt, full, e in zip(owners, fulls, echoed[len(prompts) :], strict=True):
+        n = _prompt_length(client, e, full)
+        start = max(1, _common_prefix(prompt_tokens[prompt], e.tokens[:n]))
+        values = e.logprobs[start:n]
+        if start >= n or any(v is None or not math.isfinite(v) for v in values):
+            raise EndpointError(
+                f"endpoint {client.where}: no log-probability for the answer of {full[-60:]!r}"
+            )
+        total = math.fsum(float(v) for v in values if v is not None)
+        scores.append(ServedScore(total, n - start))
+    out: list[tuple[ServedScore, ...]] = []
+    start = 0
+    for _, answers in questions:
+        out.append(tuple(scores[start : start + len(answers)]))
+        start += len(answers)
+    return out
+
+
+def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

@@ -11,7 +11,10 @@ llama-cpp-python[server] (built from its source distribution; scripts/install.sh
   path with the weights dequantised to float32. Measured on 100 CrowS-Pairs pairs
   (2026-11-29): largest |difference| 0.124 nats per token, mean 0.028; 6 of the 100
   pairs flip their preference. The tolerance, 0.25 per token and 0.05 on average, is
-  about twice what was measured.
+  about twice what was measured. BBQ answers (`choice_ll`: the answer's 1 to 4 tokens
+  after a prompt of some 60) differ more per token, the prompt's differences carried
+  into a few answer tokens: on the first 20 religion questions largest 0.269 nats per
+  answer token, mean 0.068, 2 of 20 chosen answers flip; held to 0.5 and 0.15.
 """
 
 from __future__ import annotations
@@ -29,13 +32,18 @@ import pandas as pd
 import pytest
 
 from audit.models.load import load_model
+from audit.models.loaded import LoadedModel
 from audit.models.resolve import resolve_model
-from audit.scoring.base import ScorerOptions
+from audit.scoring.base import ScorerOptions, SentenceScore
 from audit.scoring.causal import LL_SCORER
+from audit.scoring.choice import CHOICE_LL
+from audit.scoring.choice_prompt import choice_prompt
 from audit.serving.client import CompletionClient, EndpointSettings
 from audit.serving.prompt_logprobs import (
+    ServedScore,
     first_token_table,
     probe_alignment,
+    served_choice_log_likelihoods,
     served_log_likelihoods,
 )
 from audit.spec.models import ModelSpec
@@ -54,6 +62,7 @@ SMOLLM2 = ModelSpec.model_validate(
 #: SmolLM2's BOS token (id 1); its tokenizer adds none, the server reads it as one token.
 BOS = "<|im_start|>"
 PAIRS = 30
+QUESTIONS = 20
 
 
 def _free_port() -> int:
@@ -111,6 +120,17 @@ def client(server: str) -> CompletionClient:
     return CompletionClient(EndpointSettings(server, "smollm2", in_flight=2))
 
 
+@pytest.fixture(scope="module")
+def local(real_cache: Path) -> LoadedModel:
+    return load_model(SMOLLM2, cache_dir=real_cache, device="cpu")
+
+
+def _per_token(served: list[ServedScore], local: list[SentenceScore]) -> np.ndarray:
+    assert [s.n_tokens for s in served] == [s.n_tokens for s in local]
+    gaps = np.abs(np.array([s.score - t.score for s, t in zip(served, local, strict=True)]))
+    return gaps / np.array([s.n_tokens for s in local], dtype=float)
+
+
 def test_the_probe_tells_an_aligned_server_from_a_shifted_one(client: CompletionClient) -> None:
     with_bos = probe_alignment(client, BOS)
     plain = probe_alignment(client, "")
@@ -122,23 +142,17 @@ def test_the_probe_tells_an_aligned_server_from_a_shifted_one(client: Completion
 
 
 def test_served_log_likelihoods_agree_with_the_local_path(
-    client: CompletionClient, real_cache: Path, shared_data: Path
+    client: CompletionClient, local: LoadedModel, shared_data: Path
 ) -> None:
     frame = pd.read_csv(shared_data / "crows_pairs" / "crows_pairs_anonymized.csv").head(PAIRS)
     texts = [t for pair in zip(frame.sent_more, frame.sent_less, strict=True) for t in pair]
     first = first_token_table(client, BOS)
     assert len(first) > 40_000  # the whole distribution after the BOS, by token text
     served = served_log_likelihoods(client, texts, bos_text=BOS, first=first)
-    loaded = load_model(SMOLLM2, cache_dir=real_cache, device="cpu")
-    local = LL_SCORER.score_sentences(
-        loaded, texts, options=ScorerOptions(), progress=lambda n: None
-    )
-    assert [s.n_tokens for s in served] == [s.n_tokens for s in local]
-    n = np.array([s.n_tokens for s in local], dtype=float)
-    per_token = np.abs(np.array([s.score - t.score for s, t in zip(served, local, strict=True)]))
-    per_token /= n
+    mine = LL_SCORER.score_sentences(local, texts, options=ScorerOptions(), progress=_quiet)
+    per_token = _per_token(served, mine)
     served_pairs = np.array([s.score for s in served]).reshape(-1, 2)
-    local_pairs = np.array([s.score for s in local]).reshape(-1, 2)
+    local_pairs = np.array([s.score for s in mine]).reshape(-1, 2)
     flips = int(
         ((served_pairs[:, 0] > served_pairs[:, 1]) != (local_pairs[:, 0] > local_pairs[:, 1])).sum()
     )
@@ -148,3 +162,30 @@ def test_served_log_likelihoods_agree_with_the_local_path(
     )
     assert per_token.max() < 0.25 and per_token.mean() < 0.05
     assert flips <= PAIRS // 5
+
+
+def test_served_bbq_answers_agree_with_the_local_choice_scorer(
+    client: CompletionClient, local: LoadedModel, shared_data: Path
+) -> None:
+    rows = pd.read_json(shared_data / "bbq" / "Religion.jsonl", lines=True).head(QUESTIONS)
+    questions = [
+        (choice_prompt(r.context, r.question), (r.ans0, r.ans1, r.ans2)) for r in rows.itertuples()
+    ]
+    served = served_choice_log_likelihoods(client, questions, bos_text=BOS)
+    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=_quiet)
+    per_token = _per_token([s for q in served for s in q], [s for q in mine for s in q])
+
+    def best(scores: tuple[ServedScore, ...] | tuple[SentenceScore, ...]) -> int:
+        return int(np.argmax([s.score for s in scores]))
+
+    flips = sum(best(a) != best(b) for a, b in zip(served, mine, strict=True))
+    print(
+        f"served vs local on {QUESTIONS} BBQ questions: largest {per_token.max():.3f} nats per "
+        f"answer token, mean {per_token.mean():.3f}; {flips} answer(s) flipped"
+    )
+    assert per_token.max() < 0.5 and per_token.mean() < 0.15
+    assert flips <= QUESTIONS // 5
+
+
+def _quiet(n: int) -> None:
+    del n
