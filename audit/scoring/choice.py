@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
@@ -43,6 +43,8 @@ from audit.scoring.transfer import to_host
 if TYPE_CHECKING:
     import torch
 
+T = TypeVar("T")
+
 
 def _flatten(questions: Sequence[Question]) -> tuple[list[str], list[str], list[int]]:
     """(prompt of each answer, full text of each answer, answers per question)."""
@@ -59,10 +61,9 @@ def _flatten(questions: Sequence[Question]) -> tuple[list[str], list[str], list[
     return prompts, texts, counts
 
 
-def _regroup(
-    scores: Sequence[SentenceScore], counts: Sequence[int]
-) -> list[tuple[SentenceScore, ...]]:
-    out: list[tuple[SentenceScore, ...]] = []
+def regroup(scores: Sequence[T], counts: Sequence[int]) -> list[tuple[T, ...]]:
+    """Flat per-answer scores back into one tuple per question (`counts` answers each)."""
+    out: list[tuple[T, ...]] = []
     start = 0
     for count in counts:
         out.append(tuple(scores[start : start + count]))
@@ -70,8 +71,8 @@ def _regroup(
     return out
 
 
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the longest common prefix of two id sequences."""
+def common_prefix(a: Sequence[object], b: Sequence[object]) -> int:
+    """Length of the longest common prefix of two sequences (token ids or texts)."""
     n = 0
     for x, y in zip(a, b, strict=False):
         if x != y:
@@ -120,7 +121,7 @@ class CausalChoice(ChoiceScorer):
             SentenceScore(float(total), len(ids) - start)
             for total, ids, start in zip(sums, full_ids, starts, strict=True)
         ]
-        return _regroup(scores, counts)
+        return regroup(scores, counts)
 
 
 def _causal_sums(
@@ -225,7 +226,7 @@ class MaskedChoice(ChoiceScorer):
             SentenceScore(float(total), len(pos))
             for total, pos in zip(sums, positions, strict=True)
         ]
-        return _regroup(scores, counts)
+        return regroup(scores, counts)
 
 
 CHOICE_LL = CausalChoice("choice_ll")

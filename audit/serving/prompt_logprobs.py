@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from audit.scoring.choice import common_prefix, regroup
 from audit.scoring.choice_prompt import ANSWER_SEPARATOR
 from audit.serving.client import CompletionClient, EndpointError
 
@@ -222,7 +223,7 @@ def served_choice_log_likelihoods(
     scores: list[ServedScore] = []
     for prompt, full, e in zip(owners, fulls, echoed[len(prompts) :], strict=True):
         n = _prompt_length(client, e, full)
-        start = max(1, _common_prefix(prompt_tokens[prompt], e.tokens[:n]))
+        start = max(1, common_prefix(prompt_tokens[prompt], e.tokens[:n]))
         values = e.logprobs[start:n]
         if start >= n or any(v is None or not math.isfinite(v) for v in values):
             raise EndpointError(
@@ -230,18 +231,4 @@ def served_choice_log_likelihoods(
             )
         total = math.fsum(float(v) for v in values if v is not None)
         scores.append(ServedScore(total, n - start))
-    out: list[tuple[ServedScore, ...]] = []
-    start = 0
-    for _, answers in questions:
-        out.append(tuple(scores[start : start + len(answers)]))
-        start += len(answers)
-    return out
-
-
-def _common_prefix(a: Sequence[str], b: Sequence[str]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    return regroup(scores, [len(answers) for _, answers in questions])
