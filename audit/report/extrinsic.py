@@ -96,13 +96,20 @@ def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Ta
     fine-tuned with several seeds, their spread), the dev check, the fine-tuning and, for
     STS-bias, the correlation with the share of women."""
     several = seeds.any_seeds(records)
+    counts = {c.n for c in map(_women, records) if c is not None}
+    shared_n = counts.pop() if len(counts) == 1 else None
+    across = (
+        "across occupations"
+        if shared_n is None
+        else f"across the {shared_n} occupations (p under it)"
+    )
     maker = cells.TableMaker(
         id="extrinsic-table",
         title="Extrinsic bias after fine-tuning",
         caption="Each model (and variant) is fine-tuned on the task with the same settings and "
         "seed, then measured. Dev: the check that the fine-tuning learned the task (STS-B dev "
         "Pearson; accuracy for classifiers); a value measured on a model that did not learn "
-        "the task measures noise. r(% women): Pearson correlation, across occupations, of the "
+        f"the task measures noise. r(% women): Pearson correlation, {across}, of the "
         "signed gap with the share of women in the occupation (U.S. BLS). Checkpoint: the "
         "fine-tuning step the value and the dev check are from, of the steps run (the best "
         "dev score unless the spec says `checkpoint: last`)."
@@ -120,12 +127,6 @@ def results_table(index: MeasurementIndex, records: list[ExtrinsicRecord]) -> Ta
         ],
     )
     digits = digits_for([r.value for r in records])
-    counts = {c.n for c in map(_women, records) if c is not None}
-    shared_n = counts.pop() if len(counts) == 1 else None
-    if shared_n is not None:
-        maker.caption = maker.caption.replace(
-            "across occupations,", f"across the {shared_n} occupations (p under it),"
-        )
     for r in records:
         corr = _women(r)
         maker.add(
