@@ -47,6 +47,7 @@ class ModelRequest:
     device: str
     local_root: Path | None = None
     local_files: tuple[Path, ...] = ()
+    served: bool = False  # behind an endpoint: scored from the run's process, not shipped
 
 
 class Worker(Protocol):

@@ -134,7 +134,7 @@ def test_v2_round_trip(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 4\.0"),
+        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 4\.1"),
         ('{"results_version": "5.0"}', r"results_version 5\.0 .*newer bias-audit \(a new major"),
         ('{"tool_version": 3}', r"not a results\.json \(results_version None is not a version"),
         ('{"results_version": "2.x"}', r"'2\.x' is not a version; expected 'MAJOR\.MINOR'"),
@@ -258,6 +258,7 @@ WRITTEN_SINCE_4_0 = {
     "seed_sd",
     "seed_min",
     "seed_max",
+    "endpoint",  # 4.1: a served model's endpoint and probe
 }
 #: What 3.0 adds to each correlation record and to each of its two series, and to `audit`.
 CORRELATION_FIELDS_2_3 = {
@@ -372,7 +373,7 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     newer = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
     result = read_results(path)
     notes = result.read_notes
-    assert notes is not None and (notes.version, notes.reader_version) == (newer, "4.0")
+    assert notes is not None and (notes.version, notes.reader_version) == (newer, "4.1")
     assert [p.describe() for p in notes.parts] == [
         f"field `measurements[].calibration` (in {len(result.measurements)} records)",
         "field `extrinsic[].detail.macro_f1`",
@@ -380,10 +381,10 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     ]
     warnings = notes.warnings()
     assert warnings[-1] == (
-        f"{path}: results_version {newer} is newer than this bias-audit reads (4.0); not "
+        f"{path}: results_version {newer} is newer than this bias-audit reads (4.1); not "
         "read: section `fairness_checks`"
     )
-    assert result.results_version == "4.0"
+    assert result.results_version == "4.1"
     # everything this version knows is there, as in the example itself
     example = read_results(next(p for p in EXAMPLES if p.stem == "intrinsic-vs-extrinsic"))
     assert result.measurements == example.measurements and result.extrinsic == example.extrinsic
@@ -418,7 +419,7 @@ def test_a_newer_major_version_is_refused(tmp_path: Path) -> None:
     assert caught.value.exit_code == 2
     assert str(caught.value) == (
         f"{path}: results_version 5.0 was written by a newer bias-audit (a new major version, "
-        "5); this version reads results_version 1 to 4.0 (and newer 4.x). Upgrade "
+        "5); this version reads results_version 1 to 4.1 (and newer 4.x). Upgrade "
         "bias-audit to read it."
     )
 

@@ -124,14 +124,25 @@ class RayExecutor:
     # ------------------------------------------------------------------ scoring
 
     def run(self, work: Sequence[ModelWork], worker: Worker) -> list[UnitRecord]:
+        """Score every group on the cluster, except a served model's: its endpoint does
+        the work, so its requests go out from this process (`worker`)."""
         groups: list[_Group] = []
+        here: dict[int, list[UnitRecord]] = {}
         try:
-            for group in work:
-                groups.append(self._look_up(group, worker))
+            for index, group in enumerate(work):
+                if worker.model_request(group.model).served:
+                    here[index] = worker(group)
+                else:
+                    groups.append(self._look_up(group, worker))
             todo = [g for g in groups if g.sent]
             if todo:
                 self._score_remotely(todo, worker)
-            return [record for g in groups for record in g.records()]
+            remote = iter(groups)
+            return [
+                record
+                for index in range(len(work))
+                for record in (here[index] if index in here else next(remote).records())
+            ]
         finally:
             for g in groups:
                 g.close()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from audit.models.resolved import ResolvedModel
+from audit.models.served import ServedFacts
 from audit.models.sources import ModelSpec
 
 if TYPE_CHECKING:
@@ -35,14 +36,17 @@ class ModelSettings(Protocol):
 
 @dataclass(frozen=True)
 class PreparedModel:
-    """A model resolved to files, fingerprinted and typed, with no weights loaded."""
+    """A model resolved to files, fingerprinted and typed, with no weights loaded; or a
+    served model, probed (`served`; it has no files, and `resolved.source` names the
+    endpoint)."""
 
     spec: ModelSpec
     resolved: ResolvedModel
     model_type: str
     fingerprint: str
-    device: str  # torch device string
+    device: str  # torch device string ("endpoint" for a served model)
     precision: str  # audit.models.precision: "cuda/bfloat16", ...; in the score cache key
+    served: ServedFacts | None = None
 
 
 def prepare_model(spec: ModelSpec, settings: ModelSettings) -> PreparedModel:

@@ -85,6 +85,58 @@ class PipSource(Strict):
         return value
 
 
+class EndpointSource(Strict):
+    """A model behind an OpenAI-compatible completions endpoint (vLLM, llama.cpp's server,
+    llama-cpp-python's server, TGI's OpenAI API, a gateway), scored from the
+    log-probabilities the server returns for given text (`echo` with `logprobs`). Only
+    scorers that need nothing else run on it (ll, ppl, choice_ll): see docs/serving.md."""
+
+    endpoint: str = Field(
+        description="Base URL of the OpenAI-compatible API, e.g. http://127.0.0.1:8080/v1; "
+        "credentials in it are never shown."
+    )
+    model: str = Field(description="The model name the server knows (`model` of a request).")
+    api_key_env: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="Name of the environment variable holding the API key (sent as a "
+        "Bearer token); the key is read from there only and stored nowhere.",
+    )
+    revision: str | None = Field(
+        None,
+        description="The served model's revision as the spec states it (a tag, commit or "
+        "build); part of the fingerprint, shown in the report.",
+    )
+    bos_text: str = Field(
+        "",
+        description="Text the server reads as the model's BOS token, put before every "
+        "prompt (SmolLM2: '<|im_start|>'); llama.cpp servers need it to align prompt "
+        "log-probabilities. A probe checks the alignment before anything is scored.",
+    )
+    timeout_s: float = Field(60.0, gt=0, description="Time-out of one request, in seconds.")
+    max_retries: int = Field(
+        5, ge=0, le=20, description="Retries of a request on 408, 429, 5xx and time-outs."
+    )
+    backoff_s: float = Field(
+        0.5, ge=0, description="First wait before a retry, in seconds; doubled at each retry."
+    )
+    in_flight: int = Field(4, ge=1, le=256, description="Requests sent at the same time.")
+
+    @field_validator("endpoint")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise PydanticCustomError(
+                "endpoint_url",
+                "an endpoint is an http(s) URL with a host",
+                {"got": repr(value), "expected": "e.g. http://127.0.0.1:8080/v1"},
+            )
+        return value
+
+
 # The tags name the source classes, not their keys, so that error paths (which carry the
 # tag) can be told apart from the keys written in the YAML.
 _SOURCE_TAGS: dict[str, str] = {
@@ -92,6 +144,7 @@ _SOURCE_TAGS: dict[str, str] = {
     "path": "path-source",
     "gguf": "gguf-source",
     "pip": "pip-source",
+    "endpoint": "endpoint-source",
 }
 
 
@@ -112,17 +165,19 @@ _SOURCE_CLASS_TAGS: dict[type[BaseModel], str] = {
     PathSource: "path-source",
     GGUFSource: "gguf-source",
     PipSource: "pip-source",
+    EndpointSource: "endpoint-source",
 }
 
 ModelSource = Annotated[
     Annotated[HubSource, Tag("hub-source")]
     | Annotated[PathSource, Tag("path-source")]
     | Annotated[GGUFSource, Tag("gguf-source")]
-    | Annotated[PipSource, Tag("pip-source")],
+    | Annotated[PipSource, Tag("pip-source")]
+    | Annotated[EndpointSource, Tag("endpoint-source")],
     Discriminator(
         _source_tag,
         custom_error_type="source_kind",
-        custom_error_message="a model source needs one of the keys hf, path, gguf or pip",
+        custom_error_message="a model source needs one of the keys hf, path, gguf, pip or endpoint",
     ),
 ]
 
@@ -146,7 +201,8 @@ class ModelSpec(Strict):
         "'_', '.', '-').",
     )
     source: ModelSource = Field(
-        description="Where the model comes from: exactly one of `hf`, `path`, `gguf`, `pip`."
+        description="Where the model comes from: exactly one of `hf`, `path`, `gguf`, `pip` "
+        "or `endpoint` (a served model)."
     )
     type: Literal["auto", "masked", "causal"] = Field(
         "auto", description="Masked or causal LM; 'auto' reads the model's config."
@@ -187,3 +243,34 @@ class ModelSpec(Strict):
                 {"got": "a gguf/pip source", "expected": "no `quantization:` for this model"},
             )
         return self
+
+    @model_validator(mode="after")
+    def _served_has_no_weights_options(self) -> ModelSpec:
+        if not isinstance(self.source, EndpointSource):
+            return self
+        local = {
+            "type: masked": self.type == "masked",
+            "trust_remote_code": self.trust_remote_code,
+            f"dtype: {self.dtype}": self.dtype != "auto",
+            "device_map": self.device_map is not None,
+            "quantization": self.quantization is not None,
+        }
+        named = [name for name, present in local.items() if present]
+        if named:
+            raise PydanticCustomError(
+                "served_weights_option",
+                "a served model is a causal LM whose weights the server holds; "
+                "{named} cannot apply to it",
+                {
+                    "named": ", ".join(named),
+                    "got": ", ".join(named),
+                    "expected": "none of type: masked, trust_remote_code, dtype, device_map, "
+                    "quantization for an `endpoint:` source",
+                },
+            )
+        return self
+
+    @property
+    def is_served(self) -> bool:
+        """Scored through a serving endpoint, not loaded here."""
+        return isinstance(self.source, EndpointSource)

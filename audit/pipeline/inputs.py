@@ -46,12 +46,26 @@ def prepare_models(
     display.stage("models")
     models: dict[str, PreparedModel] = {}
     for mspec in loaded.spec.models:
-        model = prepare_model(spec_relative(loaded, mspec), settings)
+        if mspec.is_served:
+            from audit.serving.served_model import prepare_served
+
+            model = prepare_served(mspec, settings.cache_dir)
+        else:
+            model = prepare_model(spec_relative(loaded, mspec), settings)
         models[mspec.id] = model
         display.info(
             f"{mspec.id}: {model.model_type} LM, {model.resolved.source}, "
             f"fingerprint {model.fingerprint[:12]}"
+            + (
+                ""
+                if model.served is None
+                else f" (server model {model.served.server_model}, probe "
+                f"{model.served.probe_digest[:12]}, {model.served.probe_verdict})"
+            )
         )
+        note = None if model.served is None else model.served.change_note(mspec.id)
+        if note is not None:
+            display.warn(note)
     return models
 
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from audit.models.prepared import read_facts
+from audit.models.served import ServedFacts
 from audit.results import (
     AuditInfo,
     BootstrapSettings,
     ComparisonSettings,
     CorrelationSettings,
     DatasetRecord,
+    EndpointRecord,
     ModelRecord,
     RobustnessSettings,
 )
@@ -104,9 +106,24 @@ def model_records(plan: AuditPlan, models: RunModels) -> list[ModelRecord]:
                 n_parameters=facts.get("n_parameters"),  # type: ignore[arg-type]
                 device=model.device,
                 precision=model.precision,
+                endpoint=None if model.served is None else endpoint_record(model.served),
             )
         )
     return records
+
+
+def endpoint_record(facts: ServedFacts) -> EndpointRecord:
+    """A served model's facts as results.json keeps them (no credentials in any)."""
+    return EndpointRecord(
+        url=facts.endpoint,
+        model=facts.model,
+        server_model=facts.server_model,
+        revision=facts.revision,
+        bos_text=facts.bos_text,
+        probe_digest=facts.probe_digest,
+        probe_verdict=facts.probe_verdict,
+        probe_changed_from=facts.changed_from,
+    )
 
 
 def dataset_record(ds: LoadedDataset) -> DatasetRecord:

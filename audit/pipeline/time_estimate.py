@@ -74,6 +74,11 @@ def scoring_estimates(
         to_score = sentences - cached
         if not to_score:
             continue
+        what = f"{unit_line(unit.model, unit.dataset, unit.scorer)}: {to_score:,} sentences"
+        if model.served is not None:
+            basis = f"served by {model.served.endpoint}: its speed is the server's, not timed"
+            estimates.append(StageEstimate("scoring", what, None, basis))
+            continue
         sample = spread_sample(jobs)
         info = SCORERS.entry(unit.scorer.name).info
         key = calibrator.key(
@@ -96,7 +101,6 @@ def scoring_estimates(
             timing=_scoring_timing(unit, sample, n_sample),
             basis=basis,
         )
-        what = f"{unit_line(unit.model, unit.dataset, unit.scorer)}: {to_score:,} sentences"
         if timed_on != unit.model:
             what += f" (timed as its base {timed_on})"
         estimate = estimate_of("scoring", what, throughput, to_score, "sentence")

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from audit.display import Display
     from audit.models.loaded import LoadedModel
     from audit.pipeline.audit_plan import AuditPlan
+    from audit.scoring.base import ServedScoring
     from audit.scoring.cache import ScoreCache
     from audit.variants.cache import StoredVariant
     from audit.variants.jobs import VariantJob
@@ -60,6 +61,30 @@ class RunModels:
         return [model_id for model_id, _ in self.items()]
 
 
+def scoring_model(
+    model: PreparedModel, loader: ModelLoader, display: Display
+) -> LoadedModel | ServedScoring:
+    """What scores a prepared model's units: its weights loaded here, or, for a served
+    model, a connection to its endpoint (probed again first)."""
+    if model.served is None:
+        return loader.load(model)
+    from audit.serving.served_model import connect
+
+    key = f"connect {model.spec.id}"
+    display.step(key, f"connecting to {model.spec.id} ({model.resolved.source})")
+    try:
+        served = connect(model.spec, model.served)
+    except BaseException:
+        display.end_step(key, f"connecting to {model.spec.id} failed")
+        raise
+    display.end_step(
+        key,
+        f"{model.spec.id}: {model.served.server_model} at {model.served.endpoint}, "
+        f"{served.client.settings.in_flight} requests in flight",
+    )
+    return served
+
+
 @dataclass
 class RunWorker:
     """Runs one model's units here, loading the model only if a unit has scores missing;
@@ -79,7 +104,7 @@ class RunWorker:
             model_id=work.model,
             fingerprint=model.fingerprint,
             precision=model.precision,
-            load=lambda: self.loader.load(model),
+            load=lambda: scoring_model(model, self.loader, self.display),
         )
         records = [
             unit_record(
@@ -128,6 +153,7 @@ class RunWorker:
             local_files=tuple(p for r in sorted(resolved.files) for p in resolved.files[r])
             if local
             else (),
+            served=model.served is not None,
         )
 
     def dataset(self, name: str) -> LoadedDataset:

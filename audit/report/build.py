@@ -35,6 +35,7 @@ from audit.report.model import (
 )
 from audit.report.precision import precision_table
 from audit.report.seat_section import seat_report_section
+from audit.report.served import model_source
 from audit.report.studies import (
     StudyData,
     comparison_study,
@@ -76,14 +77,25 @@ def build_cover(result: AuditResult, index: MeasurementIndex | None = None) -> C
         title="Models",
         columns=["Model", "Type", "Source", "Parameters", "Fingerprint"],
         caption="Fingerprint: the first 16 hex digits of the sha256 over the model's files "
-        "(all 64 are in results.json).",
+        "(all 64 are in results.json)"
+        + (
+            "; of a served model, over the server's model id, the stated revision and the "
+            "probe's digest (the canary's echoed log-probabilities)."
+            if any(m.endpoint is not None for m in result.models)
+            else "."
+        ),
     )
     for m in result.models:
+        how = (
+            "through an endpoint"
+            if m.endpoint is not None
+            else fmt_precision(m.precision, m.device)
+        )
         models.add(
             [
                 model_cell(index, m.id),
-                cells.text(f"{m.model_type} LM, {fmt_precision(m.precision, m.device)}"),
-                cells.text(m.source),
+                cells.text(f"{m.model_type} LM, {how}"),
+                cells.text(model_source(m)),
                 cells.count(m.n_parameters),
                 cells.code(m.fingerprint[:16]),
             ]

@@ -40,6 +40,7 @@ from audit.report.lm_cost import lm_cost_blocks
 from audit.report.model import Caveat, KeyValue, PageOne, SummaryBlock
 from audit.report.precision import precision_blocks
 from audit.report.seat_section import seat_summary_block
+from audit.report.served import served_blocks
 from audit.report.variant_summary import summary_blocks as variant_blocks
 from audit.results import GateVerdict
 
@@ -215,7 +216,8 @@ def caveat_sentence(caveats: Sequence[Caveat]) -> str:
 
 def findings(index: MeasurementIndex) -> list[SummaryBlock]:
     """One sentence per dataset's headline measure and per study present in the results."""
-    blocks = [
+    blocks = served_blocks(index)
+    blocks += [
         b.model_copy(update={"items": []}) for b in precision_blocks(index)
     ]  # the per-model lines stay in the detail (page 2)
     blocks += [b for d in index.result.datasets if (b := headline_sentence(index, d.name))]
@@ -238,7 +240,12 @@ def build_page_one(
         facts=facts(index),
         models=model_prints(index),
         models_caption=f"(fingerprint: the first {FINGERPRINT_DIGITS} hex digits of the sha256 "
-        "over the model's files)",
+        "over the model's files"
+        + (
+            "; of a served model, over the server's model id, the revision and the probe)"
+            if any(m.endpoint is not None for m in index.result.models)
+            else ")"
+        ),
         gates=page_one_gates(index, verdicts),
         gates_caption=f"(each check: verdict, value [{level}% confidence interval])",
         findings=findings(index),

@@ -26,11 +26,12 @@ def precision_dtype(precision: str) -> str:
 
 
 def reduced_models(result: AuditResult) -> dict[str, str]:
-    """Model id -> its reduced dtype, for the models that did not run in float32."""
+    """Model id -> its reduced dtype, for the models loaded here that did not run in
+    float32 (a served model's precision is the server's: `audit.report.served`)."""
     return {
         m.id: dtype
         for m in result.models
-        if (dtype := precision_dtype(m.precision)) not in FULL_PRECISION
+        if m.endpoint is None and (dtype := precision_dtype(m.precision)) not in FULL_PRECISION
     }
 
 

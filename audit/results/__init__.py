@@ -8,7 +8,7 @@ extrinsic tasks wrote. This package is the bottom of the tool: it imports pydant
 package, no torch. Read files with `audit.results_io.read_results`, which checks
 `results_version`, migrates old files and reads newer minor versions.
 
-Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "4.0"
+Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "4.1"
 now; a bare integer from before this scheme is MAJOR.0 (2 = 2.0, 1 = 1.0).
 
 - An added field or section raises MINOR. Reading a file of a newer MINOR leaves out what
@@ -66,7 +66,14 @@ from audit.results.measurements import Measurement, MeasureValue
 from audit.results.precision import PrecisionCheck
 from audit.results.record import Record
 from audit.results.result import AuditResult
-from audit.results.run import DatasetRecord, Environment, ModelRecord, SkippedUnit, UnitRecord
+from audit.results.run import (
+    DatasetRecord,
+    EndpointRecord,
+    Environment,
+    ModelRecord,
+    SkippedUnit,
+    UnitRecord,
+)
 from audit.results.seat import SeatBiasTypeRecord, SeatSection, SeatSkipRecord, SeatTestRecord
 from audit.results.settings import (
     AuditInfo,
@@ -119,6 +126,7 @@ __all__ = [
     "DetectionLimit",
     "DevCheck",
     "DevEvaluation",
+    "EndpointRecord",
     "Environment",
     "ExcludedModel",
     "ExtrinsicRecord",

@@ -11,6 +11,26 @@ from audit.ids import PluginId
 from audit.results.record import Record
 
 
+class EndpointRecord(Record):
+    """A served model as audited (results_version 4.1): where it was reached (never with
+    credentials), what the server said it was, and the probe that fingerprints it."""
+
+    url: str = Field(description="The endpoint, without user, password or query.")
+    model: str = Field(description="The model name the requests used.")
+    server_model: str = Field(description="The id the server listed for it.")
+    revision: str | None = Field(default=None, description="The revision the spec stated.")
+    bos_text: str = ""
+    probe_digest: str = Field(
+        description="sha256 of the canary's echoed tokens and log-probabilities."
+    )
+    probe_verdict: str = Field(description="'aligned': prompt log-probabilities line up.")
+    probe_changed_from: str | None = Field(
+        default=None,
+        description="The digest the previous run on the same cache saw, when it differed "
+        "(then no cached score was reused).",
+    )
+
+
 class ModelRecord(Record):
     """A model as audited: where it came from and what exactly it was."""
 
@@ -21,6 +41,9 @@ class ModelRecord(Record):
     n_parameters: int | None = None
     device: str = "cpu"
     precision: str = "float32"
+    endpoint: EndpointRecord | None = Field(
+        default=None, description="A served model's endpoint and probe (4.1)."
+    )
 
 
 class DatasetRecord(Record):

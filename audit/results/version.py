@@ -48,6 +48,10 @@
   checkpoint, curve, key, cached, seconds) and `extrinsic[].seed_sd`, `seed_min`,
   `seed_max` (the spread of the kept seeds' values); the record's value is then the mean
   over the kept seeds. A file without them reads with `seeds: []` (one fine-tuning).
+- 4.1 adds `models[].endpoint` for a model scored through a serving endpoint: its URL
+  (no credentials), model name, the server's model id, the stated revision, the BOS
+  text, and the alignment probe's verdict and digest (and the digest the previous run
+  saw when it changed). Its `precision` is `served` and its `device` `endpoint`.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """
@@ -85,7 +89,7 @@ class ResultsVersion(NamedTuple):
 
 
 #: The version this code writes. 2.1 added `version` to every plug-in card.
-RESULTS_VERSION = ResultsVersion(4, 0)
+RESULTS_VERSION = ResultsVersion(4, 1)
 
 
 def _normalise(value: object) -> str:

@@ -15,9 +15,10 @@ registered shape (`audit.scoring.inputs`), never from the object's type.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -62,6 +63,10 @@ class ScorerInfo:
     aggregation: Literal["sum", "mean"]  # score is a sum or a mean over scored tokens
     version: str  # bump when the arithmetic changes: it is part of every cache key
     summary: str
+    #: Computable from the log-probabilities a serving endpoint returns for given text
+    #: (no hidden states, no full next-token distributions, no masking): a served model
+    #: (`ServedScoring`) can run it.
+    served: bool = False
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,12 @@ class SentenceScore:
 
     score: float
     n_tokens: int
+
+
+def perplexity_of(score: SentenceScore) -> SentenceScore:
+    """The perplexity exp(-LL/T) of a log-likelihood over T tokens (NaN for T = 0)."""
+    value = math.exp(-score.score / score.n_tokens) if score.n_tokens else math.nan
+    return SentenceScore(value, score.n_tokens)
 
 
 ScorePair = tuple[SentenceScore, SentenceScore]
@@ -120,6 +131,41 @@ class Scorer(Protocol):
         options: ScorerOptions,
         progress: ProgressCallback,
     ) -> list[tuple[SentenceScore, ...]]: ...
+
+
+@runtime_checkable
+class ServedScoring(Protocol):
+    """A model this process does not hold (a model behind a serving endpoint), which
+    scores the entries of the scorers whose info says `served` itself, from the
+    log-probabilities the server returns; the runner hands it the scorer's name, shape
+    and inputs instead of calling the scorer with weights."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def entries_per_commit(self) -> int:
+        """Entries scored between two cache commits. Each request stands alone (no
+        packing into batches), so small chunks cost nothing in exactness, and a run
+        stopped by a failing server loses at most one of them."""
+        ...
+
+    def traffic(self, seconds: float) -> str:
+        """What the last `seconds` of scoring sent: requests, retries and their rate."""
+        ...
+
+    def score(
+        self,
+        scorer: str,
+        shape: ScorerShape,
+        inputs: Sequence[object],
+        *,
+        options: ScorerOptions,
+        progress: ProgressCallback,
+    ) -> Sequence[object]:
+        """What the scorer's call of `shape` returns for `inputs` (`score_sentences`:
+        SentenceScores, `score_pairs`: pairs of them, `score_choices`: tuples)."""
+        ...
 
 
 class ScoringInputError(AuditUserError):

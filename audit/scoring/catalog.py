@@ -103,6 +103,7 @@ def _register(
     options: type[ScorerOptions],
     higher_is_likelier: bool = True,
     version: str = "1",
+    served: bool = False,
 ) -> ScorerEntry:
     """Register one scorer: its `ScorerInfo` and card, from one set of facts."""
     info = ScorerInfo(
@@ -113,6 +114,7 @@ def _register(
         aggregation=aggregation,
         version=version,
         summary=summary,
+        served=served,
     )
     return SCORERS.register(ScorerEntry.of(info, title=title, target=target, options=options))
 
@@ -123,6 +125,7 @@ _register(
     summary="Causal LM log-likelihood: sum over t of log P(w_t | w_<t), BOS prepended.",
     target="audit.scoring.causal:LL_SCORER",
     options=CausalOptions,
+    served=True,
 )  # fmt: skip
 _register(
     "ppl", _CAUSAL, "sentence", "mean",
@@ -131,6 +134,7 @@ _register(
     summary="Causal LM perplexity exp(-LL/T) over T scored tokens; lower is likelier.",
     target="audit.scoring.causal:PPL_SCORER",
     options=CausalOptions,
+    served=True,
 )  # fmt: skip
 _register(
     "pll", _MASKED, "sentence", "sum",
@@ -192,6 +196,7 @@ _register(
     "the prompt is context, question and 'Answer:'.",
     target="audit.scoring.choice:CHOICE_LL",
     options=ChoiceOptions,
+    served=True,
 )  # fmt: skip
 _register(
     "choice_pll", _MASKED, "choice", "sum",

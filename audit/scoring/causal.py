@@ -9,7 +9,6 @@ gathered, in float32, and summed per sentence in float64.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -24,6 +23,7 @@ from audit.scoring.base import (
     ScoringInputError,
     SentenceScore,
     SentenceScorer,
+    perplexity_of,
 )
 from audit.scoring.batch_journal import journaled
 from audit.scoring.batching import (
@@ -352,10 +352,7 @@ class CausalScorer(SentenceScorer):
         )
         if not self.perplexity:
             return scores
-        return [
-            SentenceScore(math.exp(-s.score / s.n_tokens) if s.n_tokens else math.nan, s.n_tokens)
-            for s in scores
-        ]
+        return [perplexity_of(s) for s in scores]
 
 
 LL_SCORER = CausalScorer("ll")

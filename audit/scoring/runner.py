@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from audit.errors import AuditUserError
 from audit.faults import fault_point
 from audit.ids import PluginId
+from audit.scoring.base import ServedScoring
 from audit.scoring.batch_journal import journal_batches
 from audit.scoring.cache import CacheStats, Entry, ModelIdentity, ScoreCache, ScoreNamespace
 from audit.scoring.cache_lock import namespace_lock
@@ -45,15 +46,16 @@ CHUNK = 1024
 @dataclass
 class ModelHandle:
     """A model known by fingerprint and precision, whose weights load only on first use:
-    a rerun whose scores are all cached never loads a model."""
+    a rerun whose scores are all cached never loads a model (nor, for a served model,
+    connects to its endpoint)."""
 
     model_id: str
     fingerprint: str
-    precision: str  # "<device type>/<dtype>", part of every cache key
-    load: Callable[[], LoadedModel]
-    _model: LoadedModel | None = field(default=None, repr=False)
+    precision: str  # "<device type>/<dtype>" or "served", part of every cache key
+    load: Callable[[], LoadedModel | ServedScoring]
+    _model: LoadedModel | ServedScoring | None = field(default=None, repr=False)
 
-    def get(self) -> LoadedModel:
+    def get(self) -> LoadedModel | ServedScoring:
         if self._model is None:
             self._model = self.load()
         return self._model
@@ -181,12 +183,20 @@ def score_unit(
     return work.outcome(time.monotonic() - started)
 
 
-def _fill(work: UnitWork, namespace: ScoreNamespace, loaded: LoadedModel, display: Display) -> None:
+def _fill(
+    work: UnitWork,
+    namespace: ScoreNamespace,
+    loaded: LoadedModel | ServedScoring,
+    display: Display,
+) -> None:
     """Score the missing entries, committing every chunk's entries and, inside a chunk,
     every forward batch's results (`batch_journal`); the journal is emptied at the end."""
     unit = work.unit
     key = f"{unit.model}/{unit.dataset}/{unit.scorer.label}"
-    display.start(key, unit_label(unit), work.work(work.missing))
+    served = isinstance(loaded, ServedScoring)
+    label = unit_label(unit) + (" · via endpoint" if served else "")
+    display.start(key, label, work.work(work.missing))
+    started = time.monotonic()
     with journal_batches(namespace.db) as journal:
         for entries in compute_entries(
             unit.scorer, work.missing, loaded, progress=lambda n: display.advance(key, n)
@@ -196,6 +206,8 @@ def _fill(work: UnitWork, namespace: ScoreNamespace, loaded: LoadedModel, displa
             fault_point("score-batch-committed")
         journal.clear()
     display.finish(key)
+    if isinstance(loaded, ServedScoring):
+        display.info(f"{unit_label(unit)}: {loaded.traffic(time.monotonic() - started)}")
 
 
 def unit_label(unit: ScoreUnit) -> str:
@@ -206,20 +218,41 @@ def unit_label(unit: ScoreUnit) -> str:
 def compute_entries(
     scorer_id: PluginId,
     missing: list[Job],
-    loaded: LoadedModel,
+    loaded: LoadedModel | ServedScoring,
     *,
     progress: Callable[[int], None],
     chunk: int | None = None,
 ) -> Iterator[dict[str, Entry]]:
-    """Score the `missing` entries with a loaded model, yielding each chunk's entries as
-    soon as it is scored (default chunk: `CHUNK`). Nothing is written: the caller puts
-    them into the cache (here, or on the driver when a worker elsewhere scored them)."""
+    """Score the `missing` entries with a loaded (or served) model, yielding each chunk's
+    entries as soon as it is scored (default chunk: `CHUNK`). Nothing is written: the
+    caller puts them into the cache (here, or on the driver when a worker elsewhere
+    scored them). A served model scores the entries itself (`ServedScoring`)."""
     shape = unit_input(scorer_id)
-    scorer = SCORERS.load(scorer_id.name)
-    options = SCORERS.entry(scorer_id.name).options_model.model_validate(scorer_id.options)
-    for part in _chunks(missing, CHUNK if chunk is None else chunk):
+    entry = SCORERS.entry(scorer_id.name)
+    options = entry.options_model.model_validate(scorer_id.options)
+    served = loaded if isinstance(loaded, ServedScoring) else None
+    if served is not None and not entry.info.served:
+        raise AuditUserError(
+            f"scorer '{scorer_id.name}' needs more than the log-probabilities of given text, "
+            f"so it cannot score the served model '{served.model_id}'"
+        )
+    scorer = SCORERS.load(scorer_id.name) if served is None else None
+    if chunk is None:
+        chunk = CHUNK if served is None else served.entries_per_commit
+    for part in _chunks(missing, chunk):
         batch = [j.texts for j in part]
-        scored = shape.score(scorer, loaded, batch, options=options, progress=progress)
+        if served is not None:
+            results = served.score(
+                scorer_id.name,
+                shape.shape,
+                shape.inputs(batch),
+                options=options,
+                progress=progress,
+            )
+            scored = [shape.entry(r) for r in results]
+        else:
+            assert scorer is not None and not isinstance(loaded, ServedScoring)
+            scored = shape.score(scorer, loaded, batch, options=options, progress=progress)
         yield {j.key: s for j, s in zip(part, scored, strict=True)}
 
 

@@ -8,8 +8,10 @@ Only the standard library: the audit does not need an HTTP package to reach a se
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -76,17 +78,32 @@ class CompletionClient:
         self._sleep = sleep
         self.requests = 0
         self.retries = 0
+        self._lock = threading.Lock()
+
+    def take_counts(self) -> tuple[int, int]:
+        """Requests sent and retries made since the last call (then both start at 0)."""
+        with self._lock:
+            counts = (self.requests, self.retries)
+            self.requests = self.retries = 0
+        return counts
 
     @property
     def where(self) -> str:
         return public_url(self.settings.base_url)
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """One request, retried on 429, 5xx, time-outs and refused connections with
+        """One request, retried on 429, 5xx, time-outs, refused and lost connections with
         exponential backoff (`backoff_s` x 2^attempt, at most `max_retries` retries)."""
+        return self._request(path, json.dumps(body).encode("utf-8"))
+
+    def get(self, path: str) -> dict[str, Any]:
+        """One GET (e.g. `models`), retried as `post` is."""
+        return self._request(path, None)
+
+    def _request(self, path: str, data: bytes | None) -> dict[str, Any]:
         url = f"{self.settings.base_url.rstrip('/')}/{path.lstrip('/')}"
-        data = json.dumps(body).encode("utf-8")
-        headers = {"Content-Type": "application/json"}
+        method = "GET" if data is None else "POST"
+        headers = {"Content-Type": "application/json"} if data is not None else {}
         key = self.settings.api_key()
         if key is not None:
             headers["Authorization"] = f"Bearer {key}"
@@ -95,10 +112,12 @@ class CompletionClient:
         for attempt in range(self.settings.max_retries + 1):
             tries = attempt + 1
             if attempt:
-                self.retries += 1
+                with self._lock:
+                    self.retries += 1
                 self._sleep(self.settings.backoff_s * 2 ** (attempt - 1))
-            self.requests += 1
-            request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+            with self._lock:
+                self.requests += 1
+            request = urllib.request.Request(url, data=data, headers=headers, method=method)
             try:
                 with urllib.request.urlopen(request, timeout=self.settings.timeout_s) as answer:
                     decoded: dict[str, Any] = json.loads(answer.read().decode("utf-8"))
@@ -111,6 +130,8 @@ class CompletionClient:
                 last = f"no answer within {self.settings.timeout_s:g} s"
             except urllib.error.URLError as error:
                 last = f"cannot connect ({error.reason})"
+            except (ConnectionError, http.client.HTTPException) as error:
+                last = f"the connection was lost ({type(error).__name__}: {error})"
             except json.JSONDecodeError as error:
                 last = f"an answer that is not JSON ({error})"
                 break

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from audit.scoring.base import SentenceScore
 from audit.scoring.choice import common_prefix, regroup
 from audit.scoring.choice_prompt import ANSWER_SEPARATOR
 from audit.serving.client import CompletionClient, EndpointError
@@ -76,14 +77,6 @@ class AlignmentProbe:
         return "undetermined"
 
 
-@dataclass(frozen=True)
-class ServedScore:
-    """A sentence's log-likelihood (float64) and the number of tokens scored."""
-
-    score: float
-    n_tokens: int
-
-
 def _body(model: str, prompt: str, *, echo: bool, logprobs: int) -> dict[str, Any]:
     return {
         "model": model,
@@ -107,6 +100,12 @@ def _echoed(client: CompletionClient, answer: dict[str, Any], prompt: str) -> Ec
             f"(asked echo + logprobs; the answer has no choices[0].logprobs.{error}): this "
             "server cannot score given text"
         ) from error
+    if not (len(values) == len(tokens) == len(top)):
+        raise EndpointError(
+            f"endpoint {client.where}: {len(tokens)} echoed tokens but {len(values)} "
+            f"log-probabilities and {len(top)} top lists for {prompt[:60]!r}: the server "
+            "must return one log-probability per prompt token"
+        )
     return EchoedTokens(tokens, values, top)
 
 
@@ -177,11 +176,11 @@ def served_log_likelihoods(
     bos_text: str,
     first: dict[str, float],
     progress: Callable[[int], None] | None = None,
-) -> list[ServedScore]:
+) -> list[SentenceScore]:
     """Sum over every token of log p(t_i | BOS, t_<i), from the echoed entries after the
     BOS and the first-token table (`first_token_table`). The server must have passed
     `probe_alignment`: the caller checks its verdict first."""
-    out: list[ServedScore] = []
+    out: list[SentenceScore] = []
     for text, echoed in zip(
         texts, echo_prompts(client, [bos_text + t for t in texts], progress=progress), strict=True
     ):
@@ -198,7 +197,7 @@ def served_log_likelihoods(
                 f"endpoint {client.where}: a missing log-probability inside {text[:60]!r}"
             )
         total = math.fsum([first[head], *(float(v) for v in rest if v is not None)])
-        out.append(ServedScore(total, n))
+        out.append(SentenceScore(total, n))
     return out
 
 
@@ -208,7 +207,7 @@ def served_choice_log_likelihoods(
     *,
     bos_text: str,
     progress: Callable[[int], None] | None = None,
-) -> list[tuple[ServedScore, ...]]:
+) -> list[tuple[SentenceScore, ...]]:
     """Each answer's log P(answer | prompt): the echoed entries of `prompt + " " +
     answer` from the first token that differs from the prompt's own tokens (a token
     straddling the boundary counts as the answer's), as `choice_ll` sums them locally."""
@@ -220,7 +219,7 @@ def served_choice_log_likelihoods(
         for p, e in zip(prompts, echoed[: len(prompts)], strict=True)
     }
     owners = [p for p, answers in questions for _ in answers]
-    scores: list[ServedScore] = []
+    scores: list[SentenceScore] = []
     for prompt, full, e in zip(owners, fulls, echoed[len(prompts) :], strict=True):
         n = _prompt_length(client, e, full)
         start = max(1, common_prefix(prompt_tokens[prompt], e.tokens[:n]))
@@ -230,5 +229,5 @@ def served_choice_log_likelihoods(
                 f"endpoint {client.where}: no log-probability for the answer of {full[-60:]!r}"
             )
         total = math.fsum(float(v) for v in values if v is not None)
-        scores.append(ServedScore(total, n - start))
+        scores.append(SentenceScore(total, n - start))
     return regroup(scores, [len(answers) for _, answers in questions])

@@ -30,6 +30,7 @@ from audit.spec.models import (
 from audit.spec.options_check import check_options
 from audit.spec.problems import Finding, Loc, one_of, show
 from audit.spec.sections import Items, SpecSections
+from audit.spec.served_checks import check_served_models
 from audit.variants.catalog import VARIANT_METHODS, output_only_variants
 from audit.variants.settings import BUILTIN_CORPUS_NAMES
 
@@ -64,6 +65,7 @@ def run_checks(sections: SpecSections, *, base_dir: Path | None = None) -> list[
         findings += check_extrinsic(sections.extrinsic, sections.models, sections.variants)
     if sections.gates is not None:
         findings += check_gates(sections.gates, sections)
+    findings += check_served_models(sections)
     return findings
 
 

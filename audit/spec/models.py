@@ -24,6 +24,7 @@ from audit.ids import PluginId, label_of
 from audit.lm_quality.settings import HeldOutTextSpec, LmQualitySpec
 from audit.models.sources import (
     ID_PATTERN,
+    EndpointSource,
     GGUFSource,
     HubSource,
     ModelSource,
@@ -38,6 +39,7 @@ from audit.variants.settings import CorpusSpec, LoraSpec, TrainingSpec, VariantS
 __all__ = [
     "ID_PATTERN",
     "CorpusSpec",
+    "EndpointSource",
     "ExtrinsicSpec",
     "GGUFSource",
     "HeldOutTextSpec",

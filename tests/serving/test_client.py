@@ -54,3 +54,43 @@ def test_the_api_key_comes_from_its_variable_and_is_never_shown(
 def test_public_url_drops_credentials_query_and_fragment() -> None:
     assert public_url("https://u:p@host.example:8443/v1/?key=1#x") == "https://host.example:8443/v1"
     assert public_url("http://127.0.0.1:8080/v1") == "http://127.0.0.1:8080/v1"
+
+
+def test_a_server_that_drops_the_connection_is_retried_then_named() -> None:
+    """A server that accepts and then resets the connection (as one killed mid-request
+    does) is retried like a refused one, and ends in an EndpointError, not a traceback."""
+    import struct
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    port = int(listener.getsockname()[1])
+    accepted = 0
+
+    def serve() -> None:
+        nonlocal accepted
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            accepted += 1
+            connection.recv(65536)
+            # SO_LINGER 0: close() sends a reset, as a killed process's socket does
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            connection.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        settings = EndpointSettings(f"http://127.0.0.1:{port}/v1", "m", max_retries=2)
+        client = CompletionClient(settings, sleep=lambda _: None)
+        with pytest.raises(EndpointError) as error:
+            client.post("completions", {"prompt": "x"})
+    finally:
+        listener.close()
+    assert accepted == 3 and client.requests == 3
+    message = str(error.value)
+    assert "gave up after 3 request(s)" in message
+    assert "connection was lost" in message or "cannot connect" in message

@@ -19,11 +19,6 @@ llama-cpp-python[server] (built from its source distribution; scripts/install.sh
 
 from __future__ import annotations
 
-import contextlib
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,8 +34,8 @@ from audit.scoring.causal import LL_SCORER
 from audit.scoring.choice import CHOICE_LL
 from audit.scoring.choice_prompt import choice_prompt
 from audit.serving.client import CompletionClient, EndpointSettings
+from audit.serving.llama_server import llama_server
 from audit.serving.prompt_logprobs import (
-    ServedScore,
     first_token_table,
     probe_alignment,
     served_choice_log_likelihoods,
@@ -65,54 +60,16 @@ PAIRS = 30
 QUESTIONS = 20
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def server(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] (scripts/install.sh)")
     resolved = resolve_model(SMOLLM2, cache_dir=real_cache)
     assert resolved.gguf_file is not None
-    port = _free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(resolved.directory / resolved.gguf_file),
-        "--model_alias",
-        "smollm2",
-        "--logits_all",
-        "true",
-        "--n_ctx",
-        "512",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-    ]
-    # the server logs much to stderr: into a file, not a pipe that would fill and stop it
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with log.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the server stopped: {log.read_text()[-2000:]}")
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError("the server did not listen within 120 s")
-            time.sleep(0.5)
-        yield url
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    with llama_server(
+        resolved.directory / resolved.gguf_file, alias="smollm2", log=log, n_ctx=512
+    ) as running:
+        yield running.base_url
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +82,7 @@ def local(real_cache: Path) -> LoadedModel:
     return load_model(SMOLLM2, cache_dir=real_cache, device="cpu")
 
 
-def _per_token(served: list[ServedScore], local: list[SentenceScore]) -> np.ndarray:
+def _per_token(served: list[SentenceScore], local: list[SentenceScore]) -> np.ndarray:
     assert [s.n_tokens for s in served] == [s.n_tokens for s in local]
     gaps = np.abs(np.array([s.score - t.score for s, t in zip(served, local, strict=True)]))
     return gaps / np.array([s.n_tokens for s in local], dtype=float)
@@ -175,7 +132,7 @@ def test_served_bbq_answers_agree_with_the_local_choice_scorer(
     mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=_quiet)
     per_token = _per_token([s for q in served for s in q], [s for q in mine for s in q])
 
-    def best(scores: tuple[ServedScore, ...] | tuple[SentenceScore, ...]) -> int:
+    def best(scores: tuple[SentenceScore, ...]) -> int:
         return int(np.argmax([s.score for s in scores]))
 
     flips = sum(best(a) != best(b) for a, b in zip(served, mine, strict=True))
