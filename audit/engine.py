@@ -161,7 +161,7 @@ def run_audit(
         with timer.stage("lm_quality"):
             lm_quality = lm_quality_section(
                 plan.lm_quality,
-                {k: ModelIdentity(m.fingerprint, m.precision) for k, m in models.items()},
+                {k: ModelIdentity(m.fingerprint, m.precision, m.chat) for k, m in models.items()},
                 cache,
                 lm_unit_records,
                 seed=loaded.spec.seed,

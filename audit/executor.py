@@ -19,6 +19,7 @@ from audit.scoring.units import ScoreUnit, UnitOutcome
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
     from audit.display import Display
+    from audit.models.chat_template import ChatFormat
     from audit.models.sources import ModelSpec
     from audit.scoring.cache import ScoreCache
     from audit.variants.cache import StoredVariant
@@ -48,6 +49,7 @@ class ModelRequest:
     local_root: Path | None = None
     local_files: tuple[Path, ...] = ()
     served: bool = False  # behind an endpoint: scored from the run's process, not shipped
+    chat: ChatFormat | None = None  # the chat template of its multiple-choice prompts
 
 
 class Worker(Protocol):

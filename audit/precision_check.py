@@ -41,6 +41,7 @@ from audit.scoring.units import ScoreUnit
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
     from audit.display import Display
+    from audit.models.chat_template import ChatFormat
     from audit.models.prepared import ModelLoader, PreparedModel
     from audit.models.sources import ModelSpec
 
@@ -97,6 +98,7 @@ def compare(
     sample: LoadedDataset,
     reduced: Mapping[str, Entry],
     reference: Mapping[str, Entry],
+    chat: ChatFormat | None = None,
 ) -> Comparison:
     """Verdict flips and the largest score difference over the sample's items.
 
@@ -109,7 +111,7 @@ def compare(
     largest: float | None = None
     where: str | None = None
     for item in sample.items:
-        refs = shape.sides(item)
+        refs = shape.sides(item, chat)
         low = {side: s.score for side, s in side_scores(refs, reduced)}
         full = {side: s.score for side, s in side_scores(refs, reference)}
         for side, value in low.items():
@@ -131,11 +133,19 @@ def compare(
 
 
 def reduced_dtype(spec: ModelSpec) -> str | None:
-    """The reduced dtype a model is checked for, None when it runs in float32 or its
-    check is turned off (`precision_check: 0`)."""
-    if spec.dtype not in REDUCED_DTYPES or spec.precision_check <= 0:
+    """The reduced precision a model is checked for (a dtype, or 'llama.cpp' for a GGUF
+    scored by a llama.cpp server), None when it runs in float32 or its check is turned
+    off (`precision_check: 0`)."""
+    if spec.precision_check <= 0:
         return None
-    return spec.dtype
+    if spec.backend == "llama_cpp":
+        return "llama.cpp"
+    return spec.dtype if spec.dtype in REDUCED_DTYPES else None
+
+
+def reference_spec(spec: ModelSpec) -> ModelSpec:
+    """The spec as the check scores it: float32 weights in PyTorch."""
+    return spec.model_copy(update={"dtype": REFERENCE_DTYPE, "backend": "torch"})
 
 
 def run_precision_checks(
@@ -169,12 +179,13 @@ def run_precision_checks(
             name: sample_dataset(datasets[name], size, seed=seed)
             for name in dict.fromkeys(u.dataset for u in mine)
         }
-        reference = loader.prepare(model.spec.model_copy(update={"dtype": REFERENCE_DTYPE}))
+        reference = loader.prepare(reference_spec(model.spec))
         handle = ModelHandle(
             model_id=model_id,
             fingerprint=reference.fingerprint,
             precision=reference.precision,
             load=functools.partial(loader.load, reference),
+            chat=model.chat,
         )
         try:
             for unit in mine:
@@ -190,9 +201,10 @@ def run_precision_checks(
                         unit,
                         dataset=sample,
                         cache=cache,
-                        model=ModelIdentity(model.fingerprint, model.precision),
+                        model=ModelIdentity(model.fingerprint, model.precision, model.chat),
                     ),
                     read_entries(unit, dataset=sample, cache=cache, model=handle.identity),
+                    model.chat,
                 )
                 record = PrecisionCheck(
                     model=model_id,

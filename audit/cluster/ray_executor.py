@@ -151,13 +151,18 @@ class RayExecutor:
         """The group's units with what the cache already holds (read here, as in-process)."""
         request = worker.model_request(group.model)
         assert request.precision is not None
-        identity = ModelIdentity(request.fingerprint, request.precision)
+        identity = ModelIdentity(request.fingerprint, request.precision, request.chat)
         out = _Group(group.model, request, [])
         for unit in group.units:
             started = time.monotonic()
             namespace = open_namespace(unit.scorer, worker.cache, identity)
             try:
-                found = unit_work(unit, dataset=worker.dataset(unit.dataset), namespace=namespace)
+                found = unit_work(
+                    unit,
+                    dataset=worker.dataset(unit.dataset),
+                    namespace=namespace,
+                    chat=request.chat,
+                )
             except BaseException:
                 namespace.close()
                 raise

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from audit.errors import AuditUserError
-from audit.results import AuditResult
+from audit.results import AuditResult, ChatTemplateRecord, ModelRecord
 
 
 def parse_pair(text: str) -> tuple[str, str]:
@@ -108,10 +108,14 @@ def model_mismatches(
     if unmatched_b:
         problems.append(f"candidate model(s) without a match: {', '.join(unmatched_b)}")
     for a, b in pairs:
-        fa = next(m.fingerprint for m in baseline.models if m.id == a)
-        fb = next(m.fingerprint for m in candidate.models if m.id == b)
-        if fa == fb:
+        ma = next(m for m in baseline.models if m.id == a)
+        mb = next(m for m in candidate.models if m.id == b)
+        run_as = how_run_differs(ma, mb)
+        if ma.fingerprint == mb.fingerprint and not run_as:
             problems.append(f"'{a}' and '{b}' have the same fingerprint: the same weights")
+        elif run_as:
+            same = " (the same weights)" if ma.fingerprint == mb.fingerprint else ""
+            problems.append(f"'{a}' and '{b}'{same} were run differently: " + "; ".join(run_as))
     for setting, value_a, value_b in (
         ("seed", baseline.audit.seed, candidate.audit.seed),
         ("alpha", baseline.audit.alpha, candidate.audit.alpha),
@@ -119,3 +123,30 @@ def model_mismatches(
         if value_a != value_b:
             problems.append(f"{setting} differs: {value_a} (baseline) vs {value_b} (candidate)")
     return problems
+
+
+def how_run_differs(baseline: ModelRecord, candidate: ModelRecord) -> list[str]:
+    """What besides the weights determines a model's numbers and differs between two
+    runs of it: precision, the chat template of its prompts, the endpoint's probe."""
+    out: list[str] = []
+    if baseline.precision != candidate.precision:
+        out.append(f"precision {baseline.precision} (baseline) vs {candidate.precision}")
+    chat_a, chat_b = baseline.chat_template, candidate.chat_template
+    if (chat_a and chat_a.sha256, chat_a and chat_a.system_prompt) != (
+        chat_b and chat_b.sha256,
+        chat_b and chat_b.system_prompt,
+    ):
+        out.append(f"chat template {_chat_words(chat_a)} (baseline) vs {_chat_words(chat_b)}")
+    end_a, end_b = baseline.endpoint, candidate.endpoint
+    if end_a is not None and end_b is not None and end_a.probe_digest != end_b.probe_digest:
+        out.append(
+            f"endpoint probe {end_a.probe_digest[:12]} (baseline) vs {end_b.probe_digest[:12]}"
+        )
+    return out
+
+
+def _chat_words(chat: ChatTemplateRecord | None) -> str:
+    if chat is None:
+        return "none (raw prompts)"
+    system = ", with a system prompt" if chat.system_prompt is not None else ""
+    return f"{chat.source.split(',')[0]} (sha256 {chat.sha256[:12]}){system}"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from audit.models.chat_template import ChatFormat
 from audit.models.resolved import ResolvedModel
 from audit.models.served import ServedFacts
 from audit.models.sources import ModelSpec
@@ -47,6 +48,7 @@ class PreparedModel:
     device: str  # torch device string ("endpoint" for a served model)
     precision: str  # audit.models.precision: "cuda/bfloat16", ...; in the score cache key
     served: ServedFacts | None = None
+    chat: ChatFormat | None = None  # the chat template its multiple-choice prompts get
 
 
 def prepare_model(spec: ModelSpec, settings: ModelSettings) -> PreparedModel:

@@ -113,6 +113,12 @@ class EndpointSource(Strict):
         "prompt (SmolLM2: '<|im_start|>'); llama.cpp servers need it to align prompt "
         "log-probabilities. A probe checks the alignment before anything is scored.",
     )
+    tokenizer: str | None = Field(
+        None,
+        description="A local copy of the served model's tokenizer (a transformers folder or "
+        "the .gguf file), read for `chat_template: auto` only ('~' expanded, relative to "
+        "the spec's folder).",
+    )
     timeout_s: float = Field(60.0, gt=0, description="Time-out of one request, in seconds.")
     max_retries: int = Field(
         5, ge=0, le=20, description="Retries of a request on 408, 429, 5xx and time-outs."
@@ -233,6 +239,28 @@ class ModelSpec(Strict):
         description="Load the weights quantised by bitsandbytes (CUDA only; needs the "
         "`quant` extra). Not for GGUF sources, which are quantised already.",
     )
+    chat_template: str = Field(
+        default="none",
+        min_length=1,
+        description="How multiple-choice prompts (BBQ) are given to the model. 'none' (the "
+        "default, as the published protocols score them): raw text. 'auto': wrapped in the "
+        "model's own chat template (from its tokenizer files or GGUF metadata; for a served "
+        "model, from the files `tokenizer:` names, applied client-side). A path: a Jinja "
+        "template file (relative to the spec's folder). Sentence datasets are never wrapped.",
+    )
+    system_prompt: str | None = Field(
+        default=None,
+        description="A system message put before each prompt by the chat template (needs "
+        "chat_template other than none).",
+    )
+    backend: Literal["torch", "llama_cpp"] = Field(
+        default="torch",
+        description="What computes a GGUF model's scores. 'torch' (the default, exact): "
+        "the weights dequantised to float32 in PyTorch. 'llama_cpp': a llama.cpp server "
+        "started on 127.0.0.1 with the GGUF file's own quantised weights, scored through "
+        "the endpoint path; its numbers are not the float32 ones, so `precision_check` "
+        "items are scored again in float32 and the report shows what changed.",
+    )
 
     @model_validator(mode="after")
     def _quantise_plain_weights(self) -> ModelSpec:
@@ -241,6 +269,53 @@ class ModelSpec(Strict):
                 "quantized_gguf",
                 "`quantization` applies to hf and path models; a GGUF file is quantised already",
                 {"got": "a gguf/pip source", "expected": "no `quantization:` for this model"},
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _system_prompt_needs_a_template(self) -> ModelSpec:
+        if self.system_prompt is not None and self.chat_template == "none":
+            raise PydanticCustomError(
+                "system_prompt_without_template",
+                "a system_prompt is put in place by a chat template; chat_template is none",
+                {"got": "chat_template: none", "expected": "chat_template: auto or a path"},
+            )
+        source = self.source
+        if (
+            self.chat_template == "auto"
+            and isinstance(source, EndpointSource)
+            and source.tokenizer is None
+        ):
+            raise PydanticCustomError(
+                "served_template_needs_tokenizer",
+                "chat_template: auto on a served model is applied here, from the tokenizer "
+                "files that `tokenizer:` names; the source has none",
+                {
+                    "got": "chat_template: auto",
+                    "expected": "source.tokenizer: <folder or .gguf file>, or a template path",
+                },
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _llama_cpp_runs_gguf(self) -> ModelSpec:
+        if self.backend != "llama_cpp":
+            return self
+        if not isinstance(self.source, GGUFSource | PipSource):
+            raise PydanticCustomError(
+                "llama_cpp_backend",
+                "backend: llama_cpp runs a GGUF file; this model's source is not one",
+                {
+                    "got": "backend: llama_cpp",
+                    "expected": "a gguf or pip source, or backend: torch",
+                },
+            )
+        if self.dtype != "auto" or self.device_map is not None:
+            raise PydanticCustomError(
+                "llama_cpp_backend",
+                "backend: llama_cpp computes with the GGUF's own weights; dtype and device_map "
+                "do not apply",
+                {"got": f"dtype: {self.dtype}", "expected": "no dtype or device_map"},
             )
         return self
 
@@ -274,3 +349,9 @@ class ModelSpec(Strict):
     def is_served(self) -> bool:
         """Scored through a serving endpoint, not loaded here."""
         return isinstance(self.source, EndpointSource)
+
+    @property
+    def scored_by_server(self) -> bool:
+        """Scored through an endpoint: a served model, or a GGUF on a llama.cpp server
+        this run starts (`backend: llama_cpp`)."""
+        return self.is_served or self.backend == "llama_cpp"

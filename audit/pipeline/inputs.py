@@ -3,10 +3,12 @@ model of the spec prepared (resolved to files, fingerprinted and typed, no weigh
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
+from audit.models.chat_template import ChatFormat, TokenizerChat, template_file, tokenizer_chat
 from audit.models.prepared import PreparedModel, prepare_model
-from audit.models.sources import GGUFSource, ModelSpec, PathSource
+from audit.models.sources import EndpointSource, GGUFSource, ModelSpec, PathSource
 
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
@@ -52,6 +54,8 @@ def prepare_models(
             model = prepare_served(mspec, settings.cache_dir)
         else:
             model = prepare_model(spec_relative(loaded, mspec), settings)
+        if mspec.chat_template != "none":
+            model = dataclasses.replace(model, chat=chat_format(loaded, mspec, model))
         models[mspec.id] = model
         display.info(
             f"{mspec.id}: {model.model_type} LM, {model.resolved.source}, "
@@ -66,7 +70,48 @@ def prepare_models(
         note = None if model.served is None else model.served.change_note(mspec.id)
         if note is not None:
             display.warn(note)
+        if model.chat is not None:
+            display.info(
+                f"{mspec.id}: multiple-choice prompts in its chat template, {model.chat.source}"
+                f" (sha256 {model.chat.sha256[:12]})"
+                + ("" if mspec.system_prompt is None else ", with a system prompt")
+            )
     return models
+
+
+def chat_format(loaded: LoadedSpec, spec: ModelSpec, model: PreparedModel) -> ChatFormat:
+    """The chat template a model's multiple-choice prompts are wrapped in: its own
+    (`auto`: from its GGUF metadata or tokenizer files; a served model's from the files
+    its source's `tokenizer:` names, applied here) or a Jinja file the spec names."""
+    source = spec.source
+    if isinstance(source, EndpointSource):
+        location = None if source.tokenizer is None else loaded.resolve_path(source.tokenizer)
+    elif model.resolved.gguf_file is not None:
+        location = model.resolved.directory / model.resolved.gguf_file
+    else:
+        location = model.resolved.directory
+    files = tokenizer_chat(location) if location is not None else TokenizerChat(None, "", "")
+    if spec.chat_template == "auto":
+        assert location is not None  # a served model's validator requires `tokenizer:`
+        template = files.required_template(location, spec.id)
+        where = f"auto: the model's own, from {location.name}"
+    else:
+        path = loaded.resolve_path(spec.chat_template)
+        template = template_file(path, spec.id)
+        where = f"file {path}"
+    bos = files.bos_text
+    if isinstance(source, EndpointSource):
+        where += ", applied client-side"
+        bos = source.bos_text  # what the server reads as the BOS, put before every prompt
+    chat = ChatFormat(
+        source=where,
+        template=template,
+        system_prompt=spec.system_prompt,
+        bos_text=bos,
+        eos_text=files.eos_text,
+    )
+    chat.render("Is the template valid?\nAnswer:")  # a broken template fails here, named
+    return chat
 
 
 def spec_relative(loaded: LoadedSpec, spec: ModelSpec) -> ModelSpec:

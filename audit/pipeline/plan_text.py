@@ -276,4 +276,5 @@ def _unit_work(
         cache=cache,
         fingerprint=model.fingerprint,
         precision=model.precision,
+        chat=model.chat,
     )

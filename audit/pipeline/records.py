@@ -11,6 +11,7 @@ from audit.models.served import ServedFacts
 from audit.results import (
     AuditInfo,
     BootstrapSettings,
+    ChatTemplateRecord,
     ComparisonSettings,
     CorrelationSettings,
     DatasetRecord,
@@ -107,6 +108,13 @@ def model_records(plan: AuditPlan, models: RunModels) -> list[ModelRecord]:
                 device=model.device,
                 precision=model.precision,
                 endpoint=None if model.served is None else endpoint_record(model.served),
+                chat_template=None
+                if model.chat is None
+                else ChatTemplateRecord(
+                    source=model.chat.source,
+                    sha256=model.chat.sha256,
+                    system_prompt=model.chat.system_prompt,
+                ),
             )
         )
     return records

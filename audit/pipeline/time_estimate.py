@@ -58,9 +58,9 @@ def scoring_estimates(
     for unit in plan.units:
         dataset = plan.datasets[unit.dataset]
         shape = unit_input(unit.scorer)
-        jobs = unit_jobs(unit.scorer, dataset)
         timed_on = timed_as(plan, unit.model)
         model = plan.models[timed_on]
+        jobs = unit_jobs(unit.scorer, dataset, model.chat)
         if unit.model in plan.models:
             sentences, cached = planned_work(
                 unit,
@@ -68,6 +68,7 @@ def scoring_estimates(
                 cache=cache,
                 fingerprint=model.fingerprint,
                 precision=model.precision,
+                chat=model.chat,
             )
         else:
             sentences, cached = sum(shape.work(j.texts) for j in jobs), 0
@@ -75,8 +76,9 @@ def scoring_estimates(
         if not to_score:
             continue
         what = f"{unit_line(unit.model, unit.dataset, unit.scorer)}: {to_score:,} sentences"
-        if model.served is not None:
-            basis = f"served by {model.served.endpoint}: its speed is the server's, not timed"
+        if model.spec.scored_by_server:
+            where = model.served.endpoint if model.served is not None else "a llama.cpp server"
+            basis = f"scored by {where}: its speed is the server's, not timed"
             estimates.append(StageEstimate("scoring", what, None, basis))
             continue
         sample = spread_sample(jobs)

@@ -66,6 +66,18 @@ def scoring_model(
 ) -> LoadedModel | ServedScoring:
     """What scores a prepared model's units: its weights loaded here, or, for a served
     model, a connection to its endpoint (probed again first)."""
+    if model.spec.backend == "llama_cpp":
+        from audit.serving.served_model import start_local_backend
+
+        key = f"start {model.spec.id}"
+        display.step(key, f"starting a llama.cpp server for {model.spec.id}")
+        try:
+            local = start_local_backend(model, loader.settings.cache_dir)
+        except BaseException:
+            display.end_step(key, f"starting a llama.cpp server for {model.spec.id} failed")
+            raise
+        display.end_step(key, f"{model.spec.id}: llama.cpp server at {local.facts.endpoint}")
+        return local
     if model.served is None:
         return loader.load(model)
     from audit.serving.served_model import connect
@@ -105,21 +117,23 @@ class RunWorker:
             fingerprint=model.fingerprint,
             precision=model.precision,
             load=lambda: scoring_model(model, self.loader, self.display),
+            chat=model.chat,
         )
-        records = [
-            unit_record(
-                score_unit(
-                    unit,
-                    model=handle,
-                    dataset=self.plan.dataset(unit.dataset),
-                    cache=self.cache,
-                    display=self.display,
+        try:
+            return [
+                unit_record(
+                    score_unit(
+                        unit,
+                        model=handle,
+                        dataset=self.plan.dataset(unit.dataset),
+                        cache=self.cache,
+                        display=self.display,
+                    )
                 )
-            )
-            for unit in work.units
-        ]
-        handle.release()
-        return records
+                for unit in work.units
+            ]
+        finally:
+            handle.release()
 
     def train(self, jobs: Sequence[VariantJob]) -> dict[str, StoredVariant]:
         from audit.variants.build import build_variants
@@ -153,7 +167,8 @@ class RunWorker:
             local_files=tuple(p for r in sorted(resolved.files) for p in resolved.files[r])
             if local
             else (),
-            served=model.served is not None,
+            served=model.spec.scored_by_server,
+            chat=model.chat,
         )
 
     def dataset(self, name: str) -> LoadedDataset:

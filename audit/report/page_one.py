@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from audit.report import correlation_words as words
+from audit.report.chat import chat_blocks
 from audit.report.comparison_verdicts import (
     detectable_words,
     distinct,
@@ -216,7 +217,7 @@ def caveat_sentence(caveats: Sequence[Caveat]) -> str:
 
 def findings(index: MeasurementIndex) -> list[SummaryBlock]:
     """One sentence per dataset's headline measure and per study present in the results."""
-    blocks = served_blocks(index)
+    blocks = served_blocks(index) + chat_blocks(index)
     blocks += [
         b.model_copy(update={"items": []}) for b in precision_blocks(index)
     ]  # the per-model lines stay in the detail (page 2)

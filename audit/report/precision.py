@@ -72,8 +72,8 @@ def precision_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
     checks = [c for c in result.precision_checks if c.model in reduced]
     unchecked = [m for m in reduced if not any(c.model == m for c in checks)]
     text = (
-        f"This run used reduced precision: {ran}, not float32. It is faster on a GPU, but "
-        "it can change scores, verdicts and the numbers below."
+        f"This run used reduced precision: {ran}, not float32. It is faster, but it can "
+        "change scores, verdicts and the numbers below."
     )
     flipped = sum(c.flipped or 0 for c in checks)
     verdicts = sum(c.verdicts for c in checks if c.flipped is not None)
@@ -95,7 +95,12 @@ def precision_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
         for model in unchecked
     ]
     if flipped or unchecked:
-        text += " Rerun with dtype: float32 (the default) for exact scores."
+        fix = (
+            "backend: torch (the default)"
+            if all(d.startswith("llama.cpp") for d in reduced.values())
+            else "dtype: float32 (the default)"
+        )
+        text += f" Rerun with {fix} for exact scores."
     block = SummaryBlock(heading="Reduced precision.", text=text, items=items)
     if flipped or unchecked:
         block = block.model_copy(update={"emphasis": "warn"})

@@ -5,6 +5,7 @@ without them."""
 
 from __future__ import annotations
 
+from audit.report.chat import template_words
 from audit.report.formatting import join_words
 from audit.report.index import MeasurementIndex
 from audit.report.model import SummaryBlock
@@ -24,10 +25,12 @@ def endpoint_words(endpoint: EndpointRecord) -> str:
 
 
 def model_source(model: ModelRecord) -> str:
-    """The model table's source cell: the endpoint's facts for a served model."""
-    if model.endpoint is None:
-        return model.source
-    return f"served: {endpoint_words(model.endpoint)}"
+    """The model table's source cell: the endpoint's facts for a served model, and the
+    chat template its multiple-choice prompts were wrapped in, if any."""
+    source = model.source if model.endpoint is None else f"served: {endpoint_words(model.endpoint)}"
+    if model.chat_template is not None:
+        source += f"; chat template {template_words(model.chat_template)}"
+    return source
 
 
 def served_blocks(index: MeasurementIndex) -> list[SummaryBlock]:

@@ -67,6 +67,7 @@ from audit.results.precision import PrecisionCheck
 from audit.results.record import Record
 from audit.results.result import AuditResult
 from audit.results.run import (
+    ChatTemplateRecord,
     DatasetRecord,
     EndpointRecord,
     Environment,
@@ -111,6 +112,7 @@ __all__ = [
     "AuditInfo",
     "AuditResult",
     "BootstrapSettings",
+    "ChatTemplateRecord",
     "ChosenCheckpoint",
     "ComparisonRecord",
     "ComparisonSettings",

@@ -31,6 +31,17 @@ class EndpointRecord(Record):
     )
 
 
+class ChatTemplateRecord(Record):
+    """The chat template a model's multiple-choice prompts were wrapped in (4.1)."""
+
+    source: str = Field(
+        description="'auto: the model's own, from <file>' (', applied client-side' for a "
+        "served model) or 'file <path>'."
+    )
+    sha256: str = Field(description="Of the template, system prompt, BOS and EOS texts.")
+    system_prompt: str | None = None
+
+
 class ModelRecord(Record):
     """A model as audited: where it came from and what exactly it was."""
 
@@ -43,6 +54,11 @@ class ModelRecord(Record):
     precision: str = "float32"
     endpoint: EndpointRecord | None = Field(
         default=None, description="A served model's endpoint and probe (4.1)."
+    )
+    chat_template: ChatTemplateRecord | None = Field(
+        default=None,
+        description="The chat template its multiple-choice prompts were wrapped in; none: "
+        "raw text, as the published protocols score them (4.1).",
     )
 
 

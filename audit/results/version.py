@@ -52,6 +52,9 @@
   (no credentials), model name, the server's model id, the stated revision, the BOS
   text, and the alignment probe's verdict and digest (and the digest the previous run
   saw when it changed). Its `precision` is `served` and its `device` `endpoint`.
+  4.1 also adds `models[].chat_template` (source, sha256, system prompt) when a model's
+  multiple-choice prompts were wrapped in a chat template (`chat_template:` in the spec),
+  and the precision label `cpu/llama.cpp-<version>` of `backend: llama_cpp`.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """

@@ -150,6 +150,10 @@ class ServedScoring(Protocol):
         stopped by a failing server loses at most one of them."""
         ...
 
+    def close(self) -> None:
+        """Release what scoring held (a server started for the model)."""
+        ...
+
     def traffic(self, seconds: float) -> str:
         """What the last `seconds` of scoring sent: requests, retries and their rate."""
         ...

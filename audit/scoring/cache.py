@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from audit.errors import AuditUserError
+from audit.models.chat_template import ChatFormat
 from audit.scoring.base import ScorerInfo, ScorerOptions, SentenceScore
 from audit.scoring.cache_db import folder_writable, open_database
 
@@ -48,6 +49,9 @@ class ModelIdentity:
 
     fingerprint: str
     precision: str
+    #: The chat template its multiple-choice prompts are wrapped in: the entries' texts
+    #: are the rendered prompts, so their keys differ from the raw prompts' on their own.
+    chat: ChatFormat | None = None
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from audit.scoring.cache import Entry, text_key
 from audit.scoring.choice_prompt import choice_prompt
 
 if TYPE_CHECKING:
+    from audit.models.chat_template import ChatFormat
     from audit.models.loaded import LoadedModel
 
 Side = Literal["st", "at", "unrelated", "sentence", "ans0", "ans1", "ans2"]
@@ -58,8 +59,9 @@ class ScorerInput:
 
     shape: ScorerShape
 
-    def sides(self, item: Item) -> list[SideRef]:
-        """Every side of `item` and the entry it reads, in table order."""
+    def sides(self, item: Item, chat: ChatFormat | None = None) -> list[SideRef]:
+        """Every side of `item` and the entry it reads, in table order; `chat`: the
+        chat template that wraps a multiple-choice item's prompt (the model's)."""
         raise NotImplementedError
 
     def work(self, texts: tuple[str, ...]) -> int:
@@ -100,7 +102,7 @@ class ScorerInput:
 class SentenceInput(ScorerInput):
     shape: ScorerShape = "sentence"
 
-    def sides(self, item: Item) -> list[SideRef]:
+    def sides(self, item: Item, chat: ChatFormat | None = None) -> list[SideRef]:
         if isinstance(item, LabelledItem):
             return [SideRef("sentence", (item.text,), 0)]
         item = self._pair_only(item)
@@ -122,7 +124,7 @@ class SentenceInput(ScorerInput):
 class PairInput(ScorerInput):
     shape: ScorerShape = "pair"
 
-    def sides(self, item: Item) -> list[SideRef]:
+    def sides(self, item: Item, chat: ChatFormat | None = None) -> list[SideRef]:
         pair = self._pair_only(item)
         texts = (pair.stereotype, pair.anti_stereotype)
         return [SideRef("st", texts, 0), SideRef("at", texts, 1)]
@@ -137,7 +139,7 @@ class PairInput(ScorerInput):
 class TemplateInput(ScorerInput):
     shape: ScorerShape = "template"
 
-    def sides(self, item: Item) -> list[SideRef]:
+    def sides(self, item: Item, chat: ChatFormat | None = None) -> list[SideRef]:
         pair = self._pair_only(item)
         if pair.probe is None:
             raise ValueError(f"item {pair.item_id} has no template slots")
@@ -159,7 +161,7 @@ class TemplateInput(ScorerInput):
 class ChoiceInput(ScorerInput):
     shape: ScorerShape = "choice"
 
-    def sides(self, item: Item) -> list[SideRef]:
+    def sides(self, item: Item, chat: ChatFormat | None = None) -> list[SideRef]:
         if not isinstance(item, ChoiceItem):
             raise TypeError(f"a choice scorer cannot score the item {item.item_id}")
         if len(item.answers) > len(ANSWER_SIDES):
@@ -167,7 +169,10 @@ class ChoiceInput(ScorerInput):
                 f"item {item.item_id} has {len(item.answers)} answers; at most "
                 f"{len(ANSWER_SIDES)} are scored"
             )
-        texts = (CHOICE_MARK, choice_prompt(item.context, item.question), *item.answers)
+        prompt = choice_prompt(item.context, item.question)
+        if chat is not None:
+            prompt = chat.render(prompt)
+        texts = (CHOICE_MARK, prompt, *item.answers)
         return [SideRef(ANSWER_SIDES[i], texts, i) for i in range(len(item.answers))]
 
     def work(self, texts: tuple[str, ...]) -> int:

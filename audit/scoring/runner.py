@@ -37,6 +37,7 @@ from audit.scoring.units import ScoreUnit, UnitOutcome
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
     from audit.display import Display
+    from audit.models.chat_template import ChatFormat
     from audit.models.loaded import LoadedModel
 
 #: Sentences (or pairs) per cache write.
@@ -53,6 +54,7 @@ class ModelHandle:
     fingerprint: str
     precision: str  # "<device type>/<dtype>" or "served", part of every cache key
     load: Callable[[], LoadedModel | ServedScoring]
+    chat: ChatFormat | None = None  # the chat template of its multiple-choice prompts
     _model: LoadedModel | ServedScoring | None = field(default=None, repr=False)
 
     def get(self) -> LoadedModel | ServedScoring:
@@ -66,9 +68,11 @@ class ModelHandle:
 
     @property
     def identity(self) -> ModelIdentity:
-        return ModelIdentity(self.fingerprint, self.precision)
+        return ModelIdentity(self.fingerprint, self.precision, self.chat)
 
     def release(self) -> None:
+        if isinstance(self._model, ServedScoring):
+            self._model.close()
         self._model = None
 
 
@@ -85,12 +89,15 @@ def unit_input(scorer: PluginId) -> ScorerInput:
     return scorer_input(SCORERS.entry(scorer.name).info.unit)
 
 
-def unit_jobs(scorer: PluginId, dataset: LoadedDataset) -> list[Job]:
-    """The distinct cache entries a unit needs, in dataset order."""
+def unit_jobs(
+    scorer: PluginId, dataset: LoadedDataset, chat: ChatFormat | None = None
+) -> list[Job]:
+    """The distinct cache entries a unit needs, in dataset order (`chat`: the model's
+    chat template, which wraps multiple-choice prompts)."""
     shape = unit_input(scorer)
     jobs: dict[str, Job] = {}
     for item in dataset.items:
-        for ref in shape.sides(item):
+        for ref in shape.sides(item, chat):
             jobs.setdefault(ref.key, Job(ref.key, ref.texts))
     return list(jobs.values())
 
@@ -139,12 +146,18 @@ class UnitWork:
         )
 
 
-def unit_work(unit: ScoreUnit, *, dataset: LoadedDataset, namespace: ScoreNamespace) -> UnitWork:
+def unit_work(
+    unit: ScoreUnit,
+    *,
+    dataset: LoadedDataset,
+    namespace: ScoreNamespace,
+    chat: ChatFormat | None = None,
+) -> UnitWork:
     """The unit's entries and which of them are missing from its (open) namespace.
 
     Raises `AuditUserError` when some are missing and the namespace cannot be written:
     a read-only cache is only read, before any model loads or anything is scored."""
-    jobs = unit_jobs(unit.scorer, dataset)
+    jobs = unit_jobs(unit.scorer, dataset, chat)
     found, stats = namespace.get_many(j.key for j in jobs)
     missing = [j for j in jobs if j.key not in found]
     if missing and namespace.read_only:
@@ -172,10 +185,10 @@ def score_unit(
     namespace = open_namespace(unit.scorer, cache, model.identity)
     try:
         if namespace.read_only:
-            work = unit_work(unit, dataset=dataset, namespace=namespace)
+            work = unit_work(unit, dataset=dataset, namespace=namespace, chat=model.chat)
         else:
             with namespace_lock(namespace.folder):
-                work = unit_work(unit, dataset=dataset, namespace=namespace)
+                work = unit_work(unit, dataset=dataset, namespace=namespace, chat=model.chat)
                 if work.missing:
                     _fill(work, namespace, model.get(), display)
     finally:
@@ -262,7 +275,7 @@ def read_entries(
     """Every cache entry of the unit (the cache must be complete)."""
     namespace = open_namespace(unit.scorer, cache, model)
     try:
-        jobs = unit_jobs(unit.scorer, dataset)
+        jobs = unit_jobs(unit.scorer, dataset, model.chat)
         found, _ = namespace.get_many(j.key for j in jobs)
     finally:
         namespace.close()
@@ -282,13 +295,14 @@ def planned_work(
     cache: ScoreCache,
     fingerprint: str,
     precision: str,
+    chat: ChatFormat | None = None,
 ) -> tuple[int, int]:
     """(sentences the unit scores, sentences of them already in the cache), counted as
     the run's progress counts them (a pair scorer's entry is two sentences)."""
     shape = unit_input(unit.scorer)
     namespace = open_namespace(unit.scorer, cache, ModelIdentity(fingerprint, precision))
     try:
-        jobs = unit_jobs(unit.scorer, dataset)
+        jobs = unit_jobs(unit.scorer, dataset, chat)
         found, _ = namespace.get_many(j.key for j in jobs)
     finally:
         namespace.close()

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from audit.data.items import LoadedDataset
+    from audit.models.chat_template import ChatFormat
 
 __all__ = ["GROUP_SEPARATOR", "SCORE_COLUMNS", "SCORE_DTYPES", "Side"]
 
@@ -81,9 +82,14 @@ def _item_columns(item: PairItem | LabelledItem | ChoiceItem) -> dict[str, Any]:
 
 
 def unit_rows(
-    unit: ScoreUnit, *, dataset: LoadedDataset, entries: Mapping[str, Entry]
+    unit: ScoreUnit,
+    *,
+    dataset: LoadedDataset,
+    entries: Mapping[str, Entry],
+    chat: ChatFormat | None = None,
 ) -> list[dict[str, Any]]:
-    """The unit's rows, one per side of every item, from its cache entries."""
+    """The unit's rows, one per side of every item, from its cache entries (`chat`: the
+    model's chat template, which the entries' multiple-choice prompts were wrapped in)."""
     shape = unit_input(unit.scorer)
     base = {
         "model": unit.model,
@@ -95,7 +101,7 @@ def unit_rows(
     rows: list[dict[str, Any]] = []
     for item in dataset.items:
         columns = _item_columns(item)
-        for side, score in side_scores(shape.sides(item), entries):
+        for side, score in side_scores(shape.sides(item, chat), entries):
             rows.append(
                 {**base, **columns, "side": side, "score": score.score, "n_tokens": score.n_tokens}
             )
@@ -123,8 +129,9 @@ def build_score_table(
     rows: list[dict[str, Any]] = []
     for unit in units:
         dataset = datasets[unit.dataset]
-        entries = read_entries(unit, dataset=dataset, cache=cache, model=models[unit.model])
-        rows.extend(unit_rows(unit, dataset=dataset, entries=entries))
+        identity = models[unit.model]
+        entries = read_entries(unit, dataset=dataset, cache=cache, model=identity)
+        rows.extend(unit_rows(unit, dataset=dataset, entries=entries, chat=identity.chat))
     return score_frame(rows)
 
 

@@ -11,9 +11,11 @@ says so for the run to show.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from collections.abc import Sequence
+import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ from audit.scoring.base import (
     perplexity_of,
 )
 from audit.serving.client import CompletionClient, EndpointError, EndpointSettings, public_url
+from audit.serving.llama_server import LlamaServer, start_llama_server
 from audit.serving.prompt_logprobs import (
     first_token_table,
     probe_alignment,
@@ -152,6 +155,12 @@ class ServedModel:
     facts: ServedFacts
     client: CompletionClient
     first_tokens: dict[str, float]
+    server: LlamaServer | None = None  # a local llama.cpp server started to score it
+
+    def close(self) -> None:
+        """Stop the server started for this model, if any."""
+        if self.server is not None:
+            self.server.stop()
 
     @property
     def entries_per_commit(self) -> int:
@@ -275,3 +284,76 @@ def prepare_served(spec: ModelSpec, cache_dir: Path) -> PreparedModel:
         precision=SERVED_PRECISION,
         served=facts,
     )
+
+
+def gguf_bos_text(gguf: Path) -> str:
+    """The text of a GGUF model's BOS token as its tokenizer spells it (e.g. SmolLM2's
+    '<|im_start|>'), read from the file's vocabulary alone; '' when it has none."""
+    import llama_cpp
+
+    with _quiet_stderr():  # llama.cpp's C code writes context warnings to fd 2
+        vocab = llama_cpp.Llama(str(gguf), vocab_only=True, verbose=False)
+    bos = vocab.token_bos()
+    if bos < 0:
+        return ""
+    return vocab.detokenize([bos], special=True).decode("utf-8", errors="replace")
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+#: The model name a local llama.cpp server is started with.
+LOCAL_ALIAS = "local"
+
+
+def start_local_backend(model: PreparedModel, cache_dir: Path) -> ServedModel:
+    """A `backend: llama_cpp` model: a llama.cpp server started on 127.0.0.1 with its
+    GGUF file, probed like any endpoint; `ServedModel.close` stops it. The model keeps
+    its file fingerprint and the precision label that names llama.cpp (its cache key)."""
+    gguf_name = model.resolved.gguf_file
+    if gguf_name is None:
+        raise EndpointError(f"model '{model.spec.id}': backend: llama_cpp needs a GGUF file")
+    gguf = model.resolved.directory / gguf_name
+    log = cache_dir / "llama-server" / f"{model.spec.id}.log"
+    threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    server = start_llama_server(gguf, alias=LOCAL_ALIAS, log=log, n_ctx=1024, threads=threads)
+    try:
+        bos_text = gguf_bos_text(gguf)
+        settings = EndpointSettings(base_url=server.base_url, model=LOCAL_ALIAS, in_flight=2)
+        client = CompletionClient(settings)
+        probe = probe_alignment(client, bos_text)
+        if probe.verdict != "aligned":
+            raise EndpointError(
+                f"model '{model.spec.id}': the llama.cpp server's prompt log-probabilities are "
+                f"{probe.verdict} ({probe.aligned} of {probe.entries} canary tokens aligned) "
+                f"with the BOS text {bos_text!r}; use backend: torch"
+            )
+        facts = ServedFacts(
+            endpoint=server.base_url,
+            model=LOCAL_ALIAS,
+            server_model=f"{gguf.name} ({model.precision})",
+            revision=None,
+            bos_text=bos_text,
+            probe_digest=probe.digest,
+            probe_verdict=probe.verdict,
+        )
+        return ServedModel(
+            model_id=model.spec.id,
+            fingerprint=model.fingerprint,
+            facts=facts,
+            client=client,
+            first_tokens=first_token_table(client, bos_text),
+            server=server,
+        )
+    except BaseException:
+        server.stop()
+        raise

@@ -146,3 +146,31 @@ def test_served_bbq_answers_agree_with_the_local_choice_scorer(
 
 def _quiet(n: int) -> None:
     del n
+
+
+def test_chat_templated_answers_through_the_server_agree_with_the_local_path(
+    client: CompletionClient, local: LoadedModel, shared_data: Path, real_cache: Path
+) -> None:
+    """The model's own chat template (from the GGUF file), applied client-side to a served
+    model's prompts: the answers' log-likelihoods agree with the local path scoring the
+    same rendered prompts, within the BBQ tolerance above."""
+    from audit.models.chat_template import ChatFormat, tokenizer_chat
+
+    resolved = resolve_model(SMOLLM2, cache_dir=real_cache)
+    assert resolved.gguf_file is not None
+    files = tokenizer_chat(resolved.directory / resolved.gguf_file)
+    assert files.template is not None and files.bos_text == BOS
+    chat = ChatFormat("auto", files.template, None, files.bos_text, files.eos_text)
+    rows = pd.read_json(shared_data / "bbq" / "Religion.jsonl", lines=True).head(4)
+    questions = [
+        (chat.render(choice_prompt(r.context, r.question)), (r.ans0, r.ans1, r.ans2))
+        for r in rows.itertuples()
+    ]
+    assert all(
+        p.startswith("system\n") and p.endswith("<|im_start|>assistant\n") for p, _ in questions
+    )
+    served = served_choice_log_likelihoods(client, questions, bos_text=BOS)
+    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=_quiet)
+    per_token = _per_token([s for q in served for s in q], [s for q in mine for s in q])
+    assert [s.n_tokens for q in served for s in q] == [s.n_tokens for q in mine for s in q]
+    assert per_token.max() < 0.5 and per_token.mean() < 0.15

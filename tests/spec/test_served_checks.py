@@ -95,3 +95,26 @@ def test_an_endpoint_must_be_an_http_url(url: str) -> None:
                 "datasets": ["crows_pairs"],
             }
         )
+
+
+def test_a_system_prompt_needs_a_chat_template() -> None:
+    with pytest.raises(ValidationError, match="chat_template is none"):
+        AuditSpec.model_validate(
+            {
+                "spec_version": 1,
+                "name": "t",
+                "models": [{**LOCAL, "system_prompt": "Be brief."}],
+                "datasets": ["bbq"],
+            }
+        )
+
+
+def test_auto_template_on_a_served_model_needs_its_tokenizer() -> None:
+    base = {"spec_version": 1, "name": "t", "datasets": ["bbq"]}
+    with pytest.raises(ValidationError, match="applied here, from the tokenizer files"):
+        AuditSpec.model_validate({**base, "models": [{**SERVED, "chat_template": "auto"}]})
+    source = {**SERVED["source"], "tokenizer": "smollm2.gguf"}  # type: ignore[dict-item]
+    spec = AuditSpec.model_validate(
+        {**base, "models": [{"id": "served", "source": source, "chat_template": "auto"}]}
+    )
+    assert spec.models[0].chat_template == "auto"
