@@ -259,6 +259,7 @@ WRITTEN_SINCE_4_0 = {
     "seed_min",
     "seed_max",
     "endpoint",  # 4.1: a served model's endpoint and probe
+    "chat_template",  # 4.1: the chat template of its multiple-choice prompts
 }
 #: What 3.0 adds to each correlation record and to each of its two series, and to `audit`.
 CORRELATION_FIELDS_2_3 = {
