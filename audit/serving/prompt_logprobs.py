@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -130,7 +131,7 @@ def probe_alignment(client: CompletionClient, bos_text: str) -> AlignmentProbe:
     """The canary scored with the BOS in front: which way the server pairs tokens and
     distributions, and a digest of its values (the probe's fingerprint)."""
     (echoed,) = echo_prompts(client, [bos_text + CANARY])
-    n = _prompt_length(client, echoed, CANARY)
+    n = _prompt_length(client, echoed, CANARY, bos_text)
     aligned = sum(_top1(echoed.top[i]) == echoed.tokens[i] for i in range(1, n))
     shifted = sum(_top1(echoed.top[i]) == echoed.tokens[i + 1] for i in range(1, n - 1))
     values = [None if v is None else round(v, 4) for v in echoed.logprobs[:n]]
@@ -153,19 +154,43 @@ def first_token_table(client: CompletionClient, bos_text: str) -> dict[str, floa
     return dict(table)
 
 
-def _prompt_length(client: CompletionClient, echoed: EchoedTokens, text: str) -> int:
-    """How many entries spell `text`: the echoed tokens must reproduce it exactly."""
-    spelled = ""
+#: How special tokens are written in a text (a chat template's `<|im_end|>`,
+#: `<end_of_turn>`, `</s>`, `[INST]`): llama-cpp-python echoes such a token as '', so an
+#: empty echoed token spells one of these at the place it stands.
+SPECIAL_TOKEN_TEXT = re.compile(
+    r"<\|[^<>|\s]{1,40}\|>|</?[A-Za-z_][A-Za-z0-9_]{0,40}>|\[/?[A-Z_]{2,12}\]"
+)
+
+
+def _prompt_length(
+    client: CompletionClient, echoed: EchoedTokens, text: str, bos_text: str = ""
+) -> int:
+    """How many entries spell `text`: the echoed tokens must reproduce it exactly, except
+    that an empty one stands for a special token written in the text
+    (`SPECIAL_TOKEN_TEXT`: llama-cpp-python echoes those as '') and that a BOS token
+    inside the text (a chat template's `<|im_start|>` when that is the BOS) has no entry
+    (llama-cpp-python leaves every BOS token out of the echo)."""
+    position = i = 0
     for i, token in enumerate(echoed.tokens):
-        spelled += token
-        if spelled == text:
-            return i + 1
-        if not text.startswith(spelled):
+        while (
+            bos_text
+            and token
+            and text.startswith(bos_text, position)
+            and not text.startswith(token, position)
+        ):
+            position += len(bos_text)
+        if token == "" and (special := SPECIAL_TOKEN_TEXT.match(text, position)):
+            token = special.group(0)
+        if not text.startswith(token, position):
             break
+        position += len(token)
+        if position == len(text):
+            return i + 1
     raise EndpointError(
-        f"endpoint {client.where}: the echoed tokens spell {spelled[:80]!r}, not the sentence "
-        f"{text[:80]!r}: the server tokenised it differently (a BOS text it does not read as "
-        "one token, or a tokenizer drift)"
+        f"endpoint {client.where}: the echoed tokens spell {text[:position][:80]!r} and then "
+        f"{echoed.tokens[i : i + 3] if echoed.tokens else []!r}, not the text {text[:80]!r}: "
+        "the server tokenised it differently (a BOS text it does not read as one token, or "
+        "a tokenizer drift)"
     )
 
 
@@ -184,7 +209,7 @@ def served_log_likelihoods(
     for text, echoed in zip(
         texts, echo_prompts(client, [bos_text + t for t in texts], progress=progress), strict=True
     ):
-        n = _prompt_length(client, echoed, text)
+        n = _prompt_length(client, echoed, text, bos_text)
         head = echoed.tokens[0]
         if head not in first:
             raise EndpointError(
@@ -215,13 +240,13 @@ def served_choice_log_likelihoods(
     fulls = [p + ANSWER_SEPARATOR + a for p, answers in questions for a in answers]
     echoed = echo_prompts(client, [bos_text + t for t in [*prompts, *fulls]], progress=progress)
     prompt_tokens = {
-        p: e.tokens[: _prompt_length(client, e, p)]
+        p: e.tokens[: _prompt_length(client, e, p, bos_text)]
         for p, e in zip(prompts, echoed[: len(prompts)], strict=True)
     }
     owners = [p for p, answers in questions for _ in answers]
     scores: list[SentenceScore] = []
     for prompt, full, e in zip(owners, fulls, echoed[len(prompts) :], strict=True):
-        n = _prompt_length(client, e, full)
+        n = _prompt_length(client, e, full, bos_text)
         start = max(1, common_prefix(prompt_tokens[prompt], e.tokens[:n]))
         values = e.logprobs[start:n]
         if start >= n or any(v is None or not math.isfinite(v) for v in values):

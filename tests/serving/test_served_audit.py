@@ -202,6 +202,12 @@ bootstrap: 200
 report: {formats: [html]}
 """
     )
+    # an empty score cache (so that the server must start), the real one's model files
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for shared in ("pip", "dequantised"):
+        if (real_cache / shared).is_dir():
+            (cache / shared).symlink_to(real_cache / shared)
     command = [
         str(Path(sys.executable).parent / "audit"),
         "run",
@@ -209,13 +215,14 @@ report: {formats: [html]}
         "--out",
         str(tmp_path / "out"),
         "--cache-dir",
-        str(real_cache),
+        str(cache),
         "--data-dir",
         str(shared_data),
     ]
     run = subprocess.run(command, capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
-    assert "starting a llama.cpp server for smollm2-lcpp" in run.stdout
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output[-3000:]
+    assert "starting a llama.cpp server for smollm2-lcpp" in output
     results = json.loads((tmp_path / "out" / "results.json").read_text())
     (model,) = results["models"]
     assert model["precision"].startswith("cpu/llama.cpp-") and model["endpoint"] is None
@@ -226,6 +233,6 @@ report: {formats: [html]}
     page_one = html.split('id="page-one"', 1)[-1][:20000] if 'id="page-one"' in html else html
     assert "Reduced precision." in page_one and "llama.cpp-" in page_one
     # the server was stopped with the run: its port no longer answers
-    port = int(run.stdout.split("llama.cpp server at http://127.0.0.1:", 1)[1].split("/", 1)[0])
+    port = int(output.split("llama.cpp server at http://127.0.0.1:", 1)[1].split("/", 1)[0])
     with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=2):
         pass
