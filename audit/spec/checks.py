@@ -15,7 +15,7 @@ from audit.measures.catalog import MEASURES
 from audit.measures.seat_options import SENTENCE_SETS
 from audit.registry import Registry, did_you_mean
 from audit.scoring.catalog import SCORERS
-from audit.spec.dataset_checks import check_datasets, dataset_shape_of
+from audit.spec.dataset_checks import check_dataset_paths, check_datasets, dataset_shape_of
 from audit.spec.models import (
     DatasetSpec,
     ExtrinsicSpec,
@@ -31,6 +31,7 @@ from audit.spec.options_check import check_options
 from audit.spec.problems import Finding, Loc, one_of, show
 from audit.spec.sections import Items, SpecSections
 from audit.spec.served_checks import check_served_models
+from audit.spec.spec_paths import resolve_spec_path
 from audit.variants.catalog import VARIANT_METHODS, output_only_variants
 from audit.variants.settings import BUILTIN_CORPUS_NAMES
 
@@ -42,7 +43,8 @@ def run_checks(sections: SpecSections, *, base_dir: Path | None = None) -> list[
     """Every semantic error and warning of a spec. Parts that are None are skipped.
 
     `base_dir` is the folder relative file paths are read from (the spec file's folder);
-    with it, paths that do not exist on this machine give warnings.
+    with it, a dataset file that does not exist is an error (the run reads it here) and a
+    model path that does not exist a warning.
     """
     findings: list[Finding] = []
     if sections.models is not None:
@@ -52,7 +54,7 @@ def run_checks(sections: SpecSections, *, base_dir: Path | None = None) -> list[
     if sections.datasets is not None:
         findings += check_datasets(sections.datasets)
         if base_dir is not None:
-            findings += warn_missing_dataset_paths(sections.datasets, base_dir)
+            findings += check_dataset_paths(sections.datasets, base_dir)
     if sections.scorers is not None:
         findings += check_scorers(sections.scorers)
     if sections.measures is not None:
@@ -442,12 +444,6 @@ def unused_measure_reason(measure: str, fits: str, held: Iterable[str | None]) -
     )
 
 
-def resolve_spec_path(value: str, base_dir: Path) -> Path:
-    """A path from the spec: '~' expanded, relative paths read from the spec's folder."""
-    path = Path(value).expanduser()
-    return path if path.is_absolute() else base_dir / path
-
-
 def warn_missing_model_paths(models: Items[ModelSpec], base_dir: Path) -> list[Finding]:
     """Local model paths that do not exist here (they may on the machine that runs it)."""
     findings = []
@@ -460,15 +456,6 @@ def warn_missing_model_paths(models: Items[ModelSpec], base_dir: Path) -> list[F
         else:
             continue
         findings += _warn_missing(value, ("models", i, "source", key), base_dir)
-    return findings
-
-
-def warn_missing_dataset_paths(datasets: Items[DatasetSpec], base_dir: Path) -> list[Finding]:
-    """Dataset files that do not exist here (they may on the machine that runs it)."""
-    findings = []
-    for i, dataset in datasets.valid():
-        if dataset.path is not None:
-            findings += _warn_missing(dataset.path, ("datasets", i, "path"), base_dir)
     return findings
 
 

@@ -1,9 +1,10 @@
-"""Semantic checks of the `datasets` list: built-in names, filters, options, user files."""
+"""Semantic checks of the `datasets` list: built-in names, filters, options, user files,
+and that each `path:` exists (the run reads it on this machine)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import PurePath
+from pathlib import Path, PurePath
 
 from audit.data.catalog import (
     DATASETS,
@@ -19,6 +20,7 @@ from audit.spec.models import DatasetSpec
 from audit.spec.options_check import check_options
 from audit.spec.problems import Finding, Loc, one_of, show
 from audit.spec.sections import Items
+from audit.spec.spec_paths import resolve_spec_path
 
 
 def dataset_shape_of(dataset: DatasetSpec) -> DatasetShape | None:
@@ -175,6 +177,37 @@ def _check_user_file(dataset: DatasetSpec, loc: Loc, builtins: list[str]) -> lis
             Finding(
                 (*loc, "options", key),
                 f"unknown option '{key}': options apply to built-in datasets only",
+            )
+        )
+    return findings
+
+
+def check_dataset_paths(datasets: Items[DatasetSpec], base_dir: Path) -> list[Finding]:
+    """Each dataset's `path:` must exist: a user file as a file, a built-in's copy as a
+    file or a folder. The run reads datasets here, so a missing one is an error now, not
+    a failure after the models load."""
+    findings: list[Finding] = []
+    for i, dataset in datasets.valid():
+        if dataset.path is None:
+            continue
+        resolved = resolve_spec_path(dataset.path, base_dir)
+        builtin = dataset.name in DATASETS
+        if resolved.is_file() or (builtin and resolved.is_dir()):
+            continue
+        problem = "is a folder, not a file" if resolved.is_dir() else "does not exist"
+        what = (
+            f"your copy of '{dataset.name}' (a file or folder)"
+            if builtin
+            else "an existing .csv, .tsv, .jsonl or .json file"
+        )
+        if not Path(dataset.path).expanduser().is_absolute():
+            what += "; a relative path is read from the spec's folder"
+        findings.append(
+            Finding(
+                ("datasets", i, "path"),
+                f"dataset '{dataset.name}': {resolved} {problem}",
+                got=show(dataset.path),
+                expected=what,
             )
         )
     return findings

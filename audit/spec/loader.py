@@ -13,10 +13,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from audit.spec.checks import resolve_spec_path, run_checks
+from audit.spec.checks import run_checks
 from audit.spec.models import AuditSpec
 from audit.spec.problems import Finding, SpecError, SpecProblem, field_path, one_of
 from audit.spec.sections import SpecSections
+from audit.spec.spec_paths import resolve_spec_path
 from audit.spec.validation_errors import dedupe, problems_from_validation
 from audit.spec.yaml_source import YamlDocument, YamlSyntaxError, parse_yaml
 
