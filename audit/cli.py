@@ -234,6 +234,7 @@ def plan(
     throughput measured on this machine: on first use each model is loaded once and a
     short sample timed; the measurements are cached (calibration/throughput.json in the
     cache folder), so a second plan times nothing."""
+    from audit.data.data_dir import check_data_dir
     from audit.display import make_display
     from audit.engine import RunSettings, plan_audit
     from audit.pipeline.plan_text import describe_plan
@@ -245,7 +246,7 @@ def plan(
         settings = RunSettings(
             out_dir=Path("."),
             cache_dir=_cache_dir(cache_dir),
-            data_dir=data_dir,
+            data_dir=check_data_dir(data_dir),
             device=device.value,
         )
         from audit.scoring.cache import ScoreCache
@@ -298,6 +299,7 @@ def run(
     folder, prints the gates' verdicts and ends with a summary. Exit code: 0 when every
     gate passes (or there is none), 3 when a gate fails or is inconclusive, 2 for a user
     error (spec, data file, model source)."""
+    from audit.data.data_dir import check_data_dir
     from audit.display import make_display
     from audit.engine import RunSettings, run_audit
     from audit.gates import gate_exit_code
@@ -313,7 +315,7 @@ def run(
         settings = RunSettings(
             out_dir=out_dir.expanduser(),
             cache_dir=_cache_dir(cache_dir),
-            data_dir=data_dir,
+            data_dir=check_data_dir(data_dir),
             device=device.value,
         )
         runs_on = _executor(loaded.spec.execution, executor, address)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from audit.cli import app
+from tests.test_cli import _one_error_line, _tiny_spec
 
 runner = CliRunner()
 
@@ -41,3 +43,21 @@ def test_validate_refuses_a_dataset_file_that_does_not_exist(tmp_path: Path) -> 
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "pairs.csv").write_text("s1,s2\nHe is.,She is.\n")
     assert runner.invoke(app, ["validate", str(spec)]).exit_code == 0
+
+
+@pytest.mark.parametrize("command", ["run", "plan"])
+def test_a_misspelt_data_dir_is_named_before_anything_is_read(
+    tmp_path: Path, command: str
+) -> None:
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    wrong = tmp_path / "shraed" / "data"
+    out = tmp_path / "out"
+    args = [command, str(spec), "--data-dir", str(wrong), "--cache-dir", str(tmp_path / "c")]
+    result = runner.invoke(app, [*args, *(["--out", str(out)] if command == "run" else [])])
+    assert result.exit_code == 2, result.output
+    assert _one_error_line(result.output) == (
+        f"error: the data folder {wrong} (--data-dir or $AUDIT_DATA_DIR) does not exist; "
+        "expected a folder holding the built-in datasets, one subfolder each (as in "
+        "shared/data), or no --data-dir to read them from the cache or download them"
+    )
+    assert not out.exists() and not (tmp_path / "c").exists()
