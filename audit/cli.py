@@ -98,11 +98,14 @@ DeviceOpt = Annotated[
 
 def _user_errors(action: Callable[[], T]) -> T:
     """Run a command's work; a user error, or an operating-system error on a path
-    (`audit.path_errors`), prints one line and exits 2."""
+    (`audit.path_errors`), prints one line and exits 2. A command that fails leaves no
+    output folder it created empty behind (`audit.output_check`)."""
+    from audit.output_check import unused_output_dirs_removed
     from audit.path_errors import user_error
 
     try:
-        return action()
+        with unused_output_dirs_removed():
+            return action()
     except AuditUserError as error:
         typer.echo(f"error: {error}", err=True)
         raise typer.Exit(error.exit_code) from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from audit.cli import app
+from audit.report.cells import digits_for
+from audit.report.formatting import ci_digits, fmt_num
 from tests.models.tiny import save_tiny_gpt2
 
 REPO = Path(__file__).resolve().parents[1]
@@ -153,13 +156,37 @@ def test_run_exit_code_follows_the_gates(tmp_path: Path, gate: str, code: int) -
     meaning = "every gate passed" if code == 0 else "a gate failed or was inconclusive"
     assert last[1] == f"Exit code {code}: {meaning}."
     assert last[2] == f"Open {out / 'report.html'} to read the report."
-    assert f"gate 1: bias_score on mine, required within [{gate.split('[')[1][:-2]}]" in (
-        result.output
-    )
+    _assert_tables(result.stdout, result.stderr, out, verdict)
     rendered = runner.invoke(app, ["render", str(out / "results.json"), "--out", str(out / "r")])
     assert rendered.exit_code == 0 and (out / "r" / "report.html").is_file()
     # the distribution chart reads the scores.parquet beside results.json
     assert "distributions on mine" in (out / "r" / "report.html").read_text()
+
+
+def _assert_tables(stdout: str, stderr: str, out: Path, verdict: str) -> None:
+    """Before the verdict, stderr shows the results table and the gate's table, numbers as
+    the report writes them, within 80 columns and without colour codes (stderr is no
+    terminal here); stdout holds only the paths written, for scripts."""
+    assert stdout.splitlines() == [
+        str(out / name) for name in ("results.json", "scores.parquet", "report.html")
+    ]
+    assert "\x1b[" not in stderr
+    start, end = stderr.index("Results (whole dataset)"), stderr.index(f"{verdict}: 1 verdict")
+    tables = stderr[start:end].splitlines()
+    assert max(len(line) for line in tables) <= 80
+    written = json.loads((out / "results.json").read_text())
+    (m,) = [m for m in written["measurements"] if m["group"] == "all"]
+    (gate,) = written["gate_verdicts"]
+    digits = ci_digits(m["ci_low"], m["ci_high"], digits_for([m["value"]]))
+    value = fmt_num(m["value"], digits)
+    ci = f"[{fmt_num(m['ci_low'], digits)}, {fmt_num(m['ci_high'], digits)}]"
+    row = re.compile(rf"^mine +bias_score +tiny +{re.escape(value)} +{re.escape(ci)} +{verdict}")
+    assert any(row.match(line) for line in tables), stderr
+    band = f"{gate['low']:g}\u2013{gate['high']:g}"
+    assert f"Gate 1: bias_score on mine, required {band}: 1 {verdict}" in tables
+    reason = "CI inside" if verdict == "PASS" else "CI crosses"
+    gate_row = re.compile(rf"^tiny +{re.escape(value)} +{re.escape(ci)} +{verdict} +{reason}")
+    assert any(gate_row.match(line) for line in tables), stderr
 
 
 def test_run_with_a_missing_model_directory_is_a_user_error(tmp_path: Path) -> None:
@@ -303,7 +330,7 @@ def test_an_out_folder_that_cannot_be_written_is_refused_before_any_model_loads(
     loaded = _no_model_may_load(monkeypatch)
     out = tmp_path / "out"
     assert _run_refused(tmp_path, out).startswith(f"error: {out}: {strerror}; {hint}")
-    assert loaded == [] and list(out.iterdir()) == []
+    assert loaded == [] and not out.exists()  # the folder the run created is removed again
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="permission bits do not stop root")
@@ -333,7 +360,8 @@ def test_a_full_disk_while_writing_exits_2_and_names_the_file(
         "space or choose a folder on another disk"
     )
     assert not (out / full_at).exists()
-    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary file left
+    # no temporary file left (nor the folder, when nothing else was written into it)
+    assert not [p for p in out.iterdir() if p.name.startswith(".")] if out.exists() else True
 
 
 def test_render_into_a_folder_under_a_regular_file_exits_2(tmp_path: Path) -> None:

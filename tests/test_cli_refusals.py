@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from audit.cli import app
+from tests.mounts import tmpfs
 from tests.test_cli import _one_error_line, _tiny_spec
 
 runner = CliRunner()
@@ -46,9 +47,7 @@ def test_validate_refuses_a_dataset_file_that_does_not_exist(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("command", ["run", "plan"])
-def test_a_misspelt_data_dir_is_named_before_anything_is_read(
-    tmp_path: Path, command: str
-) -> None:
+def test_a_misspelt_data_dir_is_named_before_anything_is_read(tmp_path: Path, command: str) -> None:
     spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
     wrong = tmp_path / "shraed" / "data"
     out = tmp_path / "out"
@@ -61,3 +60,54 @@ def test_a_misspelt_data_dir_is_named_before_anything_is_read(
         "shared/data), or no --data-dir to read them from the cache or download them"
     )
     assert not out.exists() and not (tmp_path / "c").exists()
+
+
+def _failing_run(tmp_path: Path, out: Path) -> str:
+    """`audit run` of the tiny spec whose pairs file has a malformed row (found after the
+    output folder is checked): exit 2; its one error line."""
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    (tmp_path / "pairs.csv").write_text("s1,s2\nHe is a nurse.,She is a nurse.,extra\n")
+    result = runner.invoke(
+        app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
+    )
+    assert result.exit_code == 2, result.output
+    line = _one_error_line(result.output)
+    assert line.startswith(f"error: {tmp_path / 'pairs.csv'}:2: malformed row"), line
+    return line
+
+
+def test_a_failed_run_leaves_no_empty_output_folder(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "nested" / "out"
+    _failing_run(tmp_path, out)
+    assert not (tmp_path / "new").exists()  # every folder the run created, and only those
+
+
+def test_a_failed_run_keeps_an_output_folder_that_existed_or_holds_files(tmp_path: Path) -> None:
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    _failing_run(tmp_path, existing)
+    assert existing.is_dir() and list(existing.iterdir()) == []
+    earlier = tmp_path / "earlier"
+    (earlier / "sub").mkdir(parents=True)
+    (earlier / "sub" / "results.json").write_text("{}")
+    _failing_run(tmp_path, earlier / "sub" / "out")
+    assert (earlier / "sub" / "results.json").read_text() == "{}"
+    assert not (earlier / "sub" / "out").exists()
+
+
+@pytest.mark.parametrize("existing", [True, False], ids=["existing-folder", "new-folder"])
+def test_an_out_folder_on_a_read_only_mount_is_named_not_the_probe(
+    tmp_path: Path, existing: bool
+) -> None:
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    mount = tmp_path / "ro"
+    with tmpfs(mount, read_only=True):
+        out = mount if existing else mount / "out"  # the mount's root exists; out does not
+        result = runner.invoke(
+            app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
+        )
+        assert result.exit_code == 2, result.output
+        assert _one_error_line(result.output) == (
+            f"error: {out}: Read-only file system; the file system is read-only: choose a "
+            "folder on a writable one"
+        )
