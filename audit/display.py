@@ -7,15 +7,20 @@ Two kinds of progress: a *bar* (`start`/`advance`/`finish`) counts work of known
 a *step* (`step`/`end_step`) is work of unknown length, such as loading a model, shown
 with a spinner and the time spent on it. The ETA of a bar is the work left divided by
 the rate over the whole time since the bar started, so it settles instead of swinging
-with the size of the last batch. `close` stops any live drawing: call it before
-printing anything else to the terminal.
+with the size of the last batch. `overall` names the units a stage will run (the
+scoring stage's): each of their lines then also gives the stage's overall ETA
+(`audit.overall_eta`), until the next stage. `close` stops any live drawing: call it
+before printing anything else to the terminal.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol, TextIO
+
+from audit.overall_eta import OverallWork, QueuedUnit
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -24,6 +29,7 @@ if TYPE_CHECKING:
 
 class Display(Protocol):
     def stage(self, name: str) -> None: ...
+    def overall(self, units: Sequence[QueuedUnit]) -> None: ...
     def start(self, key: str, description: str, total: int) -> None: ...
     def advance(self, key: str, n: int) -> None: ...
     def relabel(self, key: str, description: str) -> None: ...
@@ -57,12 +63,17 @@ class SilentDisplay:
 
     def __init__(self) -> None:
         self.messages: list[str] = []
+        self.queued: list[QueuedUnit] = []
+        self.started: list[str] = []
 
     def stage(self, name: str) -> None:
         self.messages.append(f"stage {name}")
 
+    def overall(self, units: Sequence[QueuedUnit]) -> None:
+        self.queued = list(units)
+
     def start(self, key: str, description: str, total: int) -> None:
-        pass
+        self.started.append(key)
 
     def advance(self, key: str, n: int) -> None:
         pass
@@ -96,15 +107,22 @@ class PlainDisplay:
         self.stream = stream or sys.stderr
         self.interval = interval
         self._tasks: dict[str, tuple[str, int, int, float, float]] = {}
+        self._overall: OverallWork | None = None
 
     def _line(self, text: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {text}", file=self.stream, flush=True)
 
     def stage(self, name: str) -> None:
+        self._overall = None
         self._line(f"== {name}")
+
+    def overall(self, units: Sequence[QueuedUnit]) -> None:
+        self._overall = OverallWork(units)
 
     def start(self, key: str, description: str, total: int) -> None:
         now = time.monotonic()
+        if self._overall is not None:
+            self._overall.bar_started(key, total, now)
         self._tasks[key] = (description, total, 0, now, now)
         self._line(f"{description}: 0/{total}")
 
@@ -112,11 +130,15 @@ class PlainDisplay:
         description, total, done, started, last = self._tasks[key]
         done += n
         now = time.monotonic()
+        if self._overall is not None:
+            self._overall.advanced(key, n)
         if now - last >= self.interval:
             rate = done / max(now - started, 1e-9)
             eta = eta_seconds(done, total, now - started)
             shown = "?" if eta is None else f"{eta:.0f}s"
-            self._line(f"{description}: {done}/{total} ({rate:.1f}/s, ETA {shown})")
+            overall = _overall_words(self._overall, key, now)
+            overall = f"; {overall}" if overall else ""
+            self._line(f"{description}: {done}/{total} ({rate:.1f}/s, ETA {shown}{overall})")
             last = now
         self._tasks[key] = (description, total, done, started, last)
 
@@ -162,10 +184,14 @@ class RichDisplay:
         self._bars: dict[str, TaskID] = {}
         self._steps: dict[str, TaskID] = {}
         self._step_text: dict[str, str] = {}
+        self._overall: OverallWork | None = None
+
+    def _overall_text(self, key: str) -> str:
+        return _overall_words(self._overall, key, time.monotonic())
 
     def _live(self) -> Progress:
         if self._progress is None:
-            self._progress = _new_progress(self.console)
+            self._progress = _new_progress(self.console, self._overall_text)
             self._progress.start()
         return self._progress
 
@@ -176,13 +202,21 @@ class RichDisplay:
             self._progress = None
 
     def stage(self, name: str) -> None:
+        self._overall = None
         self._settle()
         self.console.print(f"[bold]{name}[/bold]")
 
+    def overall(self, units: Sequence[QueuedUnit]) -> None:
+        self._overall = OverallWork(units)
+
     def start(self, key: str, description: str, total: int) -> None:
-        self._bars[key] = self._live().add_task(description, total=total)
+        if self._overall is not None:
+            self._overall.bar_started(key, total, time.monotonic())
+        self._bars[key] = self._live().add_task(description, total=total, key=key)
 
     def advance(self, key: str, n: int) -> None:
+        if self._overall is not None:
+            self._overall.advanced(key, n)
         if self._progress is not None and key in self._bars:
             self._progress.advance(self._bars[key], n)
 
@@ -228,12 +262,14 @@ class RichDisplay:
                 self._progress.remove_task(task)
             self._progress.stop()
         self._progress = None
+        self._overall = None
         self._bars.clear()
         self._steps.clear()
         self._step_text.clear()
 
 
-def _new_progress(console: Console) -> Progress:
+def _new_progress(console: Console, overall: Callable[[str], str]) -> Progress:
+    """Bars with counts and ETA; `overall(key)` adds the stage's overall ETA to a bar's."""
     from rich.progress import (
         BarColumn,
         Progress,
@@ -264,7 +300,10 @@ def _new_progress(console: Console) -> Progress:
             elapsed = task.elapsed or 0.0
             eta = eta_seconds(task.completed, task.total, elapsed) if elapsed >= 2 else None
             shown = "?" if eta is None else format_duration(eta)
-            return Text(f"ETA {shown}", style="progress.remaining")
+            words = overall(str(task.fields.get("key", "")))
+            return Text(
+                f"ETA {shown}" + (f", {words}" if words else ""), style="progress.remaining"
+            )
 
     return Progress(
         SpinnerColumn(finished_text="✓"),
@@ -276,6 +315,15 @@ def _new_progress(console: Console) -> Progress:
         console=console,
         transient=False,
     )
+
+
+def _overall_words(overall: OverallWork | None, key: str, now: float) -> str:
+    """'overall ETA 3:07' for a bar of the stage's units ('overall ETA ?' before any rate);
+    '' for any other bar."""
+    if overall is None or not overall.covers(key):
+        return ""
+    eta = overall.eta(now)
+    return f"overall ETA {'?' if eta is None else format_duration(eta)}"
 
 
 def make_display(stream: TextIO | None = None) -> Display:

@@ -27,6 +27,7 @@ from audit.display import Display
 from audit.executor import Executor, group_by_model
 from audit.models.prepared import ModelLoader
 from audit.pipeline.audit_plan import AuditPlan, finetune_step, plan_audit, unit_line
+from audit.pipeline.scoring_queue import queued_units
 from audit.pipeline.seat_plan import seat_step
 from audit.pipeline.settings import RunSettings
 from audit.pipeline.training import TrainedVariants, train_variants
@@ -104,7 +105,9 @@ def run_audit(
     with timer.stage("scoring"):
         display.stage("scoring")
         # the held-out text's units run with the others: each model loads once
-        ran = executor.run(group_by_model([*plan.units, *plan.lm_quality_units]), worker)
+        work = group_by_model([*plan.units, *plan.lm_quality_units])
+        display.overall(queued_units(work, plan, models))
+        ran = executor.run(work, worker)
         lm_units = set(plan.lm_quality_units)
         units = [r for r in ran if ScoreUnit(r.model, r.dataset, r.scorer) not in lm_units]
         lm_unit_records = [r for r in ran if ScoreUnit(r.model, r.dataset, r.scorer) in lm_units]

@@ -11,10 +11,12 @@ each checkpoint it writes or resumes from (`note_checkpoint`). On SIGINT or SIGT
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.display import Display
+from audit.overall_eta import QueuedUnit
 
 #: Keys of the training bars (audit.variants.build, audit.extrinsic.stage).
 TRAINING_KEYS = ("train ", "extrinsic ")
@@ -137,6 +139,9 @@ class TrackingDisplay:
     def stage(self, name: str) -> None:
         self.record.stage = name
         self.inner.stage(name)
+
+    def overall(self, units: Sequence[QueuedUnit]) -> None:
+        self.inner.overall(units)
 
     def start(self, key: str, description: str, total: int) -> None:
         self.record.started(key, description, total)

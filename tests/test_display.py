@@ -9,6 +9,7 @@ import pytest
 
 from audit import display as display_module
 from audit.display import PlainDisplay, RichDisplay, SilentDisplay, make_display
+from audit.overall_eta import QueuedUnit
 
 
 class FakeClock:
@@ -182,3 +183,35 @@ def test_rich_display_close_drops_a_running_spinner() -> None:
     shown.step("load", "loading m")
     shown.close()
     assert shown._progress is None and not shown._steps
+
+
+def test_plain_display_adds_the_overall_eta_of_the_stages_units(clock: FakeClock) -> None:
+    stream = io.StringIO()
+    shown = PlainDisplay(stream, interval=10.0)
+    shown.stage("scoring")
+    shown.overall([QueuedUnit("a", 100, "m"), QueuedUnit("b", 300, "m")])
+    shown.start("a", "m · a · ll", 100)
+    clock.now += 10
+    shown.advance("a", 20)  # 20 in 10 s: 2/s; a has 80 left (40 s), both 380 (190 s)
+    shown.finish("a")
+    shown.stage("measures")  # the next stage's bars have no overall ETA
+    shown.start("t", "train", 10)
+    clock.now += 10
+    shown.advance("t", 5)
+    assert _lines(stream)[2:4] == [
+        "m · a · ll: 20/100 (2.0/s, ETA 40s; overall ETA 3:10)",
+        "m · a · ll: 20/100 done in 10.0s",
+    ]
+    assert _lines(stream)[-1] == "train: 5/10 (0.5/s, ETA 10s)"
+
+
+def test_rich_display_shows_the_overall_eta_beside_a_units_own() -> None:
+    stream = _Terminal()
+    shown = RichDisplay(stream)
+    shown.overall([QueuedUnit("a", 4, "m"), QueuedUnit("b", 4, "m")])
+    shown.start("a", "m · d · ll", 4)
+    shown.advance("a", 2)
+    assert shown._progress is not None
+    shown._progress.refresh()
+    shown.close()
+    assert any("ETA ?, overall ETA" in line for line in _text(stream).splitlines())

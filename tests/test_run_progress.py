@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from audit.display import SilentDisplay
+from audit.overall_eta import QueuedUnit
 from audit.run_progress import RunProgress, TrackingDisplay
 
 
@@ -82,3 +83,11 @@ def test_before_anything_is_done() -> None:
     assert record.interrupted_line("SIGINT") == (
         "interrupted (SIGINT): nothing new to save; rerun `audit run spec.yaml` to start again"
     )
+
+
+def test_the_tracking_display_passes_the_stages_units_on() -> None:
+    inner = SilentDisplay()
+    display = TrackingDisplay(inner, RunProgress("audit run spec.yaml"))
+    units = [QueuedUnit("m/a/ll", 10, "m")]
+    display.overall(units)
+    assert inner.queued == units
