@@ -24,6 +24,7 @@ from audit.errors import AuditUserError
 
 if TYPE_CHECKING:
     from audit.executor import Executor
+    from audit.results import AuditResult
     from audit.spec.models import ExecutionSpec
 
 app = typer.Typer(
@@ -299,20 +300,23 @@ def run(
     """Run an audit: score, measure, judge the gates and write the report.
 
     Writes results.json, scores.parquet and the report (HTML and/or PDF) into the output
-    folder, prints the gates' verdicts and ends with a summary. Exit code: 0 when every
+    folder, prints a table of the results (each measure on the whole dataset per model,
+    with its confidence interval and gate verdict) and one of each gate's verdicts, and
+    ends with a summary. Exit code: 0 when every
     gate passes (or there is none), 3 when a gate fails or is inconclusive, 2 for a user
     error (spec, data file, model source)."""
     from audit.data.data_dir import check_data_dir
     from audit.display import make_display
     from audit.engine import RunSettings, run_audit
     from audit.gates import gate_exit_code
-    from audit.listing import describe_gates, gate_summary
+    from audit.listing import gate_summary
     from audit.output_check import check_output_dir
     from audit.report.render import write_reports
     from audit.run_progress import current, tracked
+    from audit.run_tables import print_run_tables
     from audit.spec.loader import load_spec
 
-    def action() -> tuple[list[Path], list[str], list[str], int]:
+    def action() -> tuple[list[Path], AuditResult, list[str], int]:
         loaded = load_spec(spec)
         out_dir = out or Path(loaded.spec.report.out_dir or Path("reports") / loaded.spec.name)
         settings = RunSettings(
@@ -342,14 +346,14 @@ def run(
         verdicts = outcome.result.gate_verdicts
         paths = [outcome.out_dir / "results.json", outcome.out_dir / "scores.parquet", *written]
         code = gate_exit_code(verdicts)
-        return paths, describe_gates(verdicts), gate_summary(verdicts, code), code
+        return paths, outcome.result, gate_summary(verdicts, code), code
 
-    paths, gates, summary, code = _user_errors(action)
-    for line in gates:
-        typer.echo(line, err=True)
+    paths, result, summary, code = _user_errors(action)
     typer.echo("Written:", err=True)
     for path in paths:
         typer.echo(str(path))
+    # the numbers, then the gates, next to the verdict (stdout keeps only the paths)
+    print_run_tables(result, sys.stderr)
     _echo_summary(summary, paths)
     raise typer.Exit(code)
 
