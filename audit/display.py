@@ -137,7 +137,7 @@ class PlainDisplay:
             eta = eta_seconds(done, total, now - started)
             shown = "?" if eta is None else f"{eta:.0f}s"
             overall = _overall_words(self._overall, key, now)
-            overall = f"; {overall}" if overall else ""
+            overall = f"; overall ETA {overall}" if overall else ""
             self._line(f"{description}: {done}/{total} ({rate:.1f}/s, ETA {shown}{overall})")
             last = now
         self._tasks[key] = (description, total, done, started, last)
@@ -279,6 +279,7 @@ def _new_progress(console: Console, overall: Callable[[str], str]) -> Progress:
         TextColumn,
         TimeElapsedColumn,
     )
+    from rich.table import Column
     from rich.text import Text
 
     class CountColumn(ProgressColumn):
@@ -301,29 +302,29 @@ def _new_progress(console: Console, overall: Callable[[str], str]) -> Progress:
             eta = eta_seconds(task.completed, task.total, elapsed) if elapsed >= 2 else None
             shown = "?" if eta is None else format_duration(eta)
             words = overall(str(task.fields.get("key", "")))
-            return Text(
-                f"ETA {shown}" + (f", {words}" if words else ""), style="progress.remaining"
-            )
+            text = f"ETA {shown}, overall {words}" if words else f"ETA {shown}"
+            return Text(text, style="progress.remaining")
 
     return Progress(
         SpinnerColumn(finished_text="✓"),
-        TextColumn("{task.description}"),
-        BarColumn(),
-        CountColumn(),
+        TextColumn("{task.description}", table_column=Column(ratio=1)),
+        BarColumn(bar_width=20),
+        CountColumn(table_column=Column(no_wrap=True)),
         TimeElapsedColumn(),
-        EtaColumn(),
+        # counts and ETAs stay whole on one line: the description wraps first
+        EtaColumn(table_column=Column(no_wrap=True)),
         console=console,
         transient=False,
     )
 
 
 def _overall_words(overall: OverallWork | None, key: str, now: float) -> str:
-    """'overall ETA 3:07' for a bar of the stage's units ('overall ETA ?' before any rate);
-    '' for any other bar."""
+    """The stage's overall ETA for a bar of its units ('3:07'; '?' before any rate); ''
+    for any other bar."""
     if overall is None or not overall.covers(key):
         return ""
     eta = overall.eta(now)
-    return f"overall ETA {'?' if eta is None else format_duration(eta)}"
+    return "?" if eta is None else format_duration(eta)
 
 
 def make_display(stream: TextIO | None = None) -> Display:
