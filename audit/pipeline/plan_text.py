@@ -233,7 +233,9 @@ def describe_plan(plan: AuditPlan, cache: ScoreCache | None = None) -> str:
                 work += f"; once {unit.model} is trained"
             elif cached:
                 work += (
-                    "; all in the cache" if cached == sentences else f"; {cached:,} in the cache"
+                    "; all in the cache"
+                    if cached == sentences
+                    else f"; {cached:,} saved (in the cache or a killed run's batch journal)"
                 )
         what = unit_line(unit.model, unit.dataset, unit.scorer)
         lines.append(f"  {what} -> {', '.join(measures) or '-'}{work}")
@@ -263,7 +265,7 @@ def describe_plan(plan: AuditPlan, cache: ScoreCache | None = None) -> str:
 def _unit_work(
     plan: AuditPlan, unit: ScoreUnit, dataset: LoadedDataset, cache: ScoreCache
 ) -> tuple[int, int]:
-    """(sentences, already cached) of a unit; a variant not trained yet has none cached."""
+    """(sentences, already saved) of a unit; a variant not trained yet has none saved."""
     from audit.scoring.runner import planned_work, unit_input, unit_jobs
 
     model = plan.models.get(unit.model)

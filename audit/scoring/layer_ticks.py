@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from audit.scoring.batch_journal import batch_work
+
 if TYPE_CHECKING:
     import torch
 
@@ -68,11 +70,13 @@ class LayerTicks:
 
     @contextmanager
     def batch(self, n: int) -> Iterator[None]:
-        """Around one batch worth `n` sentences: ticks while it runs, the rest at the end."""
+        """Around one batch worth `n` sentences: ticks while it runs, the rest at the end;
+        a batch journalled inside records `n` as its work (`batch_journal.batch_work`)."""
         self._size, self._seen, self._reported = n, 0, 0
         self._last = time.monotonic()
         try:
-            yield
+            with batch_work(n):
+                yield
         finally:
             rest = n - self._reported
             self._size = 0

@@ -27,7 +27,7 @@ from audit.errors import AuditUserError
 from audit.faults import fault_point
 from audit.ids import PluginId
 from audit.scoring.base import ServedScoring
-from audit.scoring.batch_journal import journal_batches
+from audit.scoring.batch_journal import journal_batches, journalled_work
 from audit.scoring.cache import CacheStats, Entry, ModelIdentity, ScoreCache, ScoreNamespace
 from audit.scoring.cache_lock import namespace_lock
 from audit.scoring.catalog import SCORERS
@@ -210,17 +210,24 @@ def _fill(
     label = unit_label(unit) + (" · via endpoint" if served else "")
     display.start(key, label, work.work(work.missing))
     started = time.monotonic()
-    with journal_batches(namespace.db) as journal:
+    with journal_batches(namespace.db, journal_owner(unit)) as journal:
         for entries in compute_entries(
             unit.scorer, work.missing, loaded, progress=lambda n: display.advance(key, n)
         ):
             fault_point("score-batch-before-commit")
             namespace.put_many(entries)
             fault_point("score-batch-committed")
-        journal.clear()
+            # the chunk's batches are in its entries now: the journal keeps only the
+            # chunk being scored, so `audit plan` counts each saved sentence once
+            journal.clear()
     display.finish(key)
     if isinstance(loaded, ServedScoring):
         display.info(f"{unit_label(unit)}: {loaded.traffic(time.monotonic() - started)}")
+
+
+def journal_owner(unit: ScoreUnit) -> str:
+    """Whose batches a namespace's journal holds (a namespace serves every dataset)."""
+    return unit.dataset
 
 
 def unit_label(unit: ScoreUnit) -> str:
@@ -297,8 +304,10 @@ def planned_work(
     precision: str,
     chat: ChatFormat | None = None,
 ) -> tuple[int, int]:
-    """(sentences the unit scores, sentences of them already in the cache), counted as
-    the run's progress counts them (a pair scorer's entry is two sentences)."""
+    """(sentences the unit scores, sentences of them saved), counted as the run's
+    progress counts them (a pair scorer's entry is two sentences). Saved: in the cache,
+    or in batches a killed run journalled (`batch_journal`), which the next run replays
+    instead of scoring."""
     shape = unit_input(unit.scorer)
     namespace = open_namespace(unit.scorer, cache, ModelIdentity(fingerprint, precision))
     try:
@@ -306,7 +315,7 @@ def planned_work(
         found, _ = namespace.get_many(j.key for j in jobs)
     finally:
         namespace.close()
-    return (
-        sum(shape.work(j.texts) for j in jobs),
-        sum(shape.work(j.texts) for j in jobs if j.key in found),
-    )
+    total = sum(shape.work(j.texts) for j in jobs)
+    cached = sum(shape.work(j.texts) for j in jobs if j.key in found)
+    journalled = journalled_work(namespace.db_path, journal_owner(unit)) if cached < total else 0
+    return total, min(total, cached + journalled)
