@@ -24,6 +24,7 @@ HINTS = {
     errno.EISDIR: "a folder is where a file should be: move it or choose another path",
     errno.ENOENT: "a folder on this path does not exist: check the path",
     errno.ENAMETOOLONG: "the name is too long for the file system: choose a shorter path",
+    errno.EIO: "the disk reported an input/output error: check it or choose another disk",
 }
 #: Errors about the disk itself, translated even when the OSError names no file.
 WITHOUT_PATH = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}

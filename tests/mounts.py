@@ -6,6 +6,7 @@ saying why."""
 
 from __future__ import annotations
 
+import errno
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -44,3 +45,16 @@ def remount(folder: Path, *, read_only: bool) -> None:
     assert mount is not None
     mode = "ro" if read_only else "rw"
     subprocess.run([mount, "-o", f"remount,{mode}", str(folder)], check=True)
+
+
+def fill_disk(folder: Path) -> Path:
+    """Write a file into `folder` until its file system has no room left; return it (delete
+    it to free the space again)."""
+    filler = folder / "filler"
+    with open(filler, "wb", buffering=0) as handle:  # unbuffered: closing writes nothing
+        try:
+            while True:
+                handle.write(b"\0" * 4096)
+        except OSError as error:
+            assert error.errno == errno.ENOSPC, error
+    return filler

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from audit.cli import app
-from tests.mounts import tmpfs
+from tests.mounts import fill_disk, tmpfs
 from tests.test_cli import _one_error_line, _tiny_spec
 
 runner = CliRunner()
@@ -111,3 +111,36 @@ def test_an_out_folder_on_a_read_only_mount_is_named_not_the_probe(
             f"error: {out}: Read-only file system; the file system is read-only: choose a "
             "folder on a writable one"
         )
+
+
+def test_a_cache_disk_that_fills_during_scoring_exits_2_and_the_rerun_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from audit.scoring import runner as scoring_runner
+
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    out = tmp_path / "out"
+    with tmpfs(tmp_path / "cache", size_kb=16384) as cache:
+        filled: list[Path] = []
+
+        def disk_fills(point: str) -> None:  # the disk fills before the scores are written
+            if point == "score-batch-before-commit" and not filled:
+                filled.append(fill_disk(cache))
+
+        monkeypatch.setattr(scoring_runner, "fault_point", disk_fills)
+        args = ["run", str(spec), "--out", str(out), "--cache-dir", str(cache)]
+        result = runner.invoke(app, args)
+        assert filled and result.exit_code == 2, result.output
+        line = _one_error_line(result.output)
+        (database,) = cache.glob("scores/*/*/scores.sqlite")
+        assert line == (
+            f"error: {database}: No space left on device (SQLite: database or disk is full; "
+            "the scores saved before it are kept, and the same command resumes from them); "
+            "the disk is full: free some space or choose a folder on another disk"
+        )
+        assert not out.exists()
+        filled[0].unlink()  # space is freed
+        monkeypatch.undo()
+        again = runner.invoke(app, args)
+        assert again.exit_code == 0, again.output
+        assert (out / "results.json").is_file()

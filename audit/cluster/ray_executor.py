@@ -39,6 +39,7 @@ from audit.models.device import cpu_threads
 from audit.results import UnitRecord
 from audit.scoring import runner
 from audit.scoring.cache import ModelIdentity, ScoreNamespace
+from audit.scoring.cache_write_errors import cache_writes
 from audit.scoring.runner import UnitWork, open_namespace, unit_label, unit_work
 
 if TYPE_CHECKING:
@@ -211,7 +212,8 @@ class RayExecutor:
             return
         assert isinstance(message, messages.ScoredChunk)
         unit = group.sent[message.unit]
-        unit.namespace.put_many(message.entries)  # written before anything else happens
+        with cache_writes(unit.namespace.db_path):
+            unit.namespace.put_many(message.entries)  # written before anything else happens
         if unit.received == 0:
             display.start(unit.key, unit_label(unit.work.unit), sum(unit.sizes.values()))
         unit.received += len(message.entries)

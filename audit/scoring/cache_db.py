@@ -5,7 +5,9 @@ A database that cannot be opened for writing (a write-protected cache folder or 
 read-only file system) is opened read-only (`file:...?mode=ro`), never taken for a
 corrupt one. A file is set aside (renamed `scores.corrupt-<n>.sqlite`, kept for
 inspection) only when SQLite says it is not a database or `PRAGMA quick_check` finds
-damage; any other failure to open it is an `AuditUserError` naming the file.
+damage; a full, read-only or failing disk is the `OSError` it is
+(`audit.scoring.cache_write_errors`), and any other failure to open it is an
+`AuditUserError` naming the file.
 
 Writable databases run in WAL mode with `synchronous=NORMAL`: a commit is durable
 against a crash of the process (SIGKILL included) and costs no fsync, so the runner can
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.errors import AuditUserError
+from audit.scoring.cache_write_errors import as_os_error
 
 SCHEMA = (
     "CREATE TABLE IF NOT EXISTS entries "
@@ -68,6 +71,8 @@ def open_database(path: Path, *, writable: bool) -> OpenedDatabase:
                 return OpenedDatabase(None, True, set_aside)
             return OpenedDatabase(_open_read_only(path), True, set_aside)
         except sqlite3.DatabaseError as error:
+            if (full_or_failing := as_os_error(error, path)) is not None:
+                raise full_or_failing from error
             if not proves_corrupt(path):
                 raise AuditUserError(
                     f"cannot open the score cache database {path}: {error}; check that it "

@@ -12,7 +12,9 @@ compute an entry twice. A read-only cache is only read: a unit that would have t
 to it is refused (`AuditUserError`) before its model loads. The table's rows are always read back
 from the cache (`audit.scoring.table`), never held from the computation. Every unit is
 scored the same way: its scorer's registered input shape (`audit.scoring.inputs`) says
-which entries it needs and which scoring call fills them.
+which entries it needs and which scoring call fills them. A disk that fills (or turns
+read-only, or fails) while the cache is written is reported as an OSError naming the
+database (`audit.scoring.cache_write_errors`); what was committed stays.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from audit.scoring.base import ServedScoring
 from audit.scoring.batch_journal import journal_batches, journalled_work
 from audit.scoring.cache import CacheStats, Entry, ModelIdentity, ScoreCache, ScoreNamespace
 from audit.scoring.cache_lock import namespace_lock
+from audit.scoring.cache_write_errors import cache_writes
 from audit.scoring.catalog import SCORERS
 from audit.scoring.inputs import ScorerInput, scorer_input
 from audit.scoring.units import ScoreUnit, UnitOutcome
@@ -184,13 +187,14 @@ def score_unit(
     started = time.monotonic()
     namespace = open_namespace(unit.scorer, cache, model.identity)
     try:
-        if namespace.read_only:
-            work = unit_work(unit, dataset=dataset, namespace=namespace, chat=model.chat)
-        else:
-            with namespace_lock(namespace.folder):
+        with cache_writes(namespace.db_path):
+            if namespace.read_only:
                 work = unit_work(unit, dataset=dataset, namespace=namespace, chat=model.chat)
-                if work.missing:
-                    _fill(work, namespace, model.get(), display)
+            else:
+                with namespace_lock(namespace.folder):
+                    work = unit_work(unit, dataset=dataset, namespace=namespace, chat=model.chat)
+                    if work.missing:
+                        _fill(work, namespace, model.get(), display)
     finally:
         namespace.close()
     return work.outcome(time.monotonic() - started)
