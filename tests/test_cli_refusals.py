@@ -4,6 +4,8 @@ lost."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ from typer.testing import CliRunner
 
 from audit.cli import app
 from tests.mounts import fill_disk, tmpfs
+from tests.spec.test_yaml_aliases import alias_bomb
 from tests.test_cli import _one_error_line, _tiny_spec
 
 runner = CliRunner()
@@ -144,3 +147,18 @@ def test_a_cache_disk_that_fills_during_scoring_exits_2_and_the_rerun_resumes(
         again = runner.invoke(app, args)
         assert again.exit_code == 0, again.output
         assert (out / "results.json").is_file()
+
+
+def test_validate_refuses_a_yaml_alias_bomb_naming_file_and_line(tmp_path: Path) -> None:
+    """In a subprocess with a time limit: without the limit the expansion grows without
+    bound (9**9 values), and the test fails on the timeout instead of eating the memory."""
+    spec = tmp_path / "bomb.yaml"
+    spec.write_text("spec_version: 1\nname: bomb\n" + alias_bomb())
+    done = subprocess.run(
+        [sys.executable, "-c", "from audit.cli import app; app()", "validate",
+         str(spec)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    (line,) = _problem_lines(done.stderr, spec)
+    assert line.startswith(f"{spec}:8:5: the aliases ('*name') expand the spec to more than ")

@@ -17,6 +17,7 @@ from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError
 
 from audit.spec.problems import Loc
+from audit.spec.yaml_aliases import AliasLimitError, check_aliases
 
 
 class YamlSyntaxError(Exception):
@@ -84,7 +85,8 @@ class YamlDocument:
 
 
 def parse_yaml(text: str) -> YamlDocument:
-    """Parse one YAML document (YAML 1.2: `yes` stays a string). Raises YamlSyntaxError."""
+    """Parse one YAML document (YAML 1.2: `yes` stays a string). Raises YamlSyntaxError,
+    also for aliases over the limits of `audit.spec.yaml_aliases`."""
     yaml = YAML(typ="rt")
     try:
         root = yaml.load(text)
@@ -92,6 +94,10 @@ def parse_yaml(text: str) -> YamlDocument:
         raise _duplicate_key(exc) from None
     except MarkedYAMLError as exc:
         raise _syntax_error(exc) from None
+    try:
+        check_aliases(root)  # before `to_plain` expands them
+    except AliasLimitError as exc:
+        raise YamlSyntaxError(exc.message, exc.line, exc.col) from None
     return YamlDocument(data=to_plain(root), root=root)
 
 
