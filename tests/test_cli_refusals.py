@@ -162,3 +162,27 @@ def test_validate_refuses_a_yaml_alias_bomb_naming_file_and_line(tmp_path: Path)
     assert done.returncode == 2, done.stderr
     (line,) = _problem_lines(done.stderr, spec)
     assert line.startswith(f"{spec}:8:5: the aliases ('*name') expand the spec to more than ")
+
+
+def test_run_refuses_a_nan_label_naming_file_line_and_value(tmp_path: Path) -> None:
+    data = tmp_path / "toxic.jsonl"
+    data.write_text(
+        '{"text": "You are kind.", "label": "benign"}\n{"text": "You are awful.", "label": NaN}\n'
+    )
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "spec_version: 1\nname: x\nmodels: [{id: m, source: {hf: gpt2}}]\n"
+        "datasets: [{name: mine, kind: labelled, path: toxic.jsonl,"
+        " columns: {text: text, label: label}}]\n"
+        "measures: [safety_score]\n"
+    )
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["run", str(spec), "--out", str(out), "--cache-dir", str(tmp_path / "c")]
+    )
+    assert result.exit_code == 2, result.output
+    assert _one_error_line(result.output).startswith(
+        f"error: {data}:2: column 'label' holds NaN, which JSON does not allow (it has no NaN, "
+        'Infinity or -Infinity); expected a label as text (e.g. "toxic" or "benign")'
+    )
+    assert not out.exists()

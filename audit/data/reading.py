@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypedDict, Unpack
@@ -141,6 +141,24 @@ def read_lines(path: Path) -> list[tuple[int, str]]:
     return [(n, line.strip()) for n, line in enumerate(lines, start=1) if line.strip()]
 
 
+@dataclass(frozen=True)
+class NonStandardNumber:
+    """`NaN`, `Infinity` or `-Infinity` as written in a JSON file: Python's json module
+    reads them, but JSON has no such numbers. A reader that asks for them
+    (`non_standard_numbers=True`) gets this marker in their place, so that its caller can
+    refuse the value naming the line and column instead of reading a float nan."""
+
+    token: str
+
+    def __str__(self) -> str:
+        return self.token
+
+
+def json_constant(keep: bool) -> Callable[[str], Any] | None:
+    """The `parse_constant` of a JSON decoder: the marker when `keep`, else json's own."""
+    return NonStandardNumber if keep else None
+
+
 #: What `iter_jsonl` advises for a file that holds a JSON array, by default.
 WRITE_ONE_PER_LINE = "write one object per line"
 
@@ -153,9 +171,11 @@ class JsonLinesWords(TypedDict, total=False):
     json_array: str
 
 
-def read_jsonl(path: Path, **words: Unpack[JsonLinesWords]) -> list[tuple[int, dict[str, Any]]]:
+def read_jsonl(
+    path: Path, *, non_standard_numbers: bool = False, **words: Unpack[JsonLinesWords]
+) -> list[tuple[int, dict[str, Any]]]:
     """(1-based line, object) for every line of a JSON Lines file (see `iter_jsonl`)."""
-    return list(iter_jsonl(path, **words))
+    return list(iter_jsonl(path, non_standard_numbers=non_standard_numbers, **words))
 
 
 def iter_jsonl(
@@ -164,6 +184,7 @@ def iter_jsonl(
     expected: str | None = None,
     not_json: str = "malformed JSON",
     json_array: str = WRITE_ONE_PER_LINE,
+    non_standard_numbers: bool = False,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(1-based line, object) for every line of a JSON Lines file, read a line at a time
     (a training set of hundreds of megabytes is never held as one string).
@@ -175,7 +196,8 @@ def iter_jsonl(
     very end are ignored. A file whose first line opens a JSON array (a pretty-printed
     array, or a whole array on one line) says so and what to do (`json_array`, e.g.
     "name it .json" where the caller reads arrays too); an object left open at the end of
-    its line says that JSON Lines wants each object whole on one line.
+    its line says that JSON Lines wants each object whole on one line. With
+    `non_standard_numbers`, NaN and (-)Infinity are read as `NonStandardNumber` markers.
     """
     blank_line: int | None = None
     first = True
@@ -198,7 +220,7 @@ def iter_jsonl(
             array = first and line.lstrip().startswith("[")
             first = False
             try:
-                value = json.loads(line)
+                value = json.loads(line, parse_constant=json_constant(non_standard_numbers))
             except json.JSONDecodeError as exc:
                 raise DataError(
                     f"{path}:{number}: {not_json} at column {exc.colno} ({exc.msg})"

@@ -14,18 +14,22 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from audit.data.reading import read_text
+from audit.data.reading import json_constant, read_text
 from audit.errors import DataError
 
 
 def read_json_objects(
-    path: Path, *, item: str = "an object"
+    path: Path, *, item: str = "an object", non_standard_numbers: bool = False
 ) -> list[tuple[int, Mapping[str, Any]]]:
     """(1-based line where it starts, object) for every element of a file holding one JSON
     array of objects: the array read like JSON Lines. An element that is not an object is
-    an error naming its line and `item` (what each should be)."""
+    an error naming its line and `item` (what each should be). `non_standard_numbers` as
+    in `read_json_list`."""
     objects: list[tuple[int, Mapping[str, Any]]] = []
-    for number, (line, value) in enumerate(read_json_list(path, expected=f"records ({item} each)")):
+    elements = read_json_list(
+        path, expected=f"records ({item} each)", non_standard_numbers=non_standard_numbers
+    )
+    for number, (line, value) in enumerate(elements):
         if not isinstance(value, dict):
             raise DataError(
                 f"{path}:{line}: element {number} (0-based) of the array is a JSON "
@@ -35,14 +39,19 @@ def read_json_objects(
     return objects
 
 
-def read_json_list(path: Path, *, expected: str) -> list[tuple[int, Any]]:
+def read_json_list(
+    path: Path, *, expected: str, non_standard_numbers: bool = False
+) -> list[tuple[int, Any]]:
     """(1-based line where it starts, value) for every element of a file holding one JSON
     array (`expected` names what the array should hold, for the messages).
 
     The array is read element by element, so an error names its line and what was
     expected there: the opening '[' (with a hint when the file looks like JSON Lines), a
-    value, ',' or ']' between elements, nothing after the closing ']'."""
+    value, ',' or ']' between elements, nothing after the closing ']'. With
+    `non_standard_numbers`, NaN and (-)Infinity are read as `NonStandardNumber` markers
+    (`audit.data.reading`) for the caller to refuse."""
     text = read_text(path)
+    decoder = _STRICT_DECODER if non_standard_numbers else _DECODER
     lines = _LineCounter(text)
     position = _skip_blanks(text, 0)
     if not text.startswith("[", position):
@@ -52,7 +61,7 @@ def read_json_list(path: Path, *, expected: str) -> list[tuple[int, Any]]:
     closed = text.startswith("]", position)
     while not closed:
         try:
-            value, end = _DECODER.raw_decode(text, position)
+            value, end = decoder.raw_decode(text, position)
         except json.JSONDecodeError as exc:
             raise DataError(
                 f"{path}:{exc.lineno}: malformed JSON at column {exc.colno} ({exc.msg}); "
@@ -79,6 +88,7 @@ def read_json_list(path: Path, *, expected: str) -> list[tuple[int, Any]]:
 
 
 _DECODER = json.JSONDecoder()
+_STRICT_DECODER = json.JSONDecoder(parse_constant=json_constant(True))
 _BLANKS = re.compile(r"[ \t\n\r]*")  # JSON's white space
 
 

@@ -9,7 +9,8 @@ optional role not mapped (`id`, `unrelated`, `bias_type`, `toxicity`, `group`) u
 column of its own name when the file has one. Without a bias type column every pair
 has bias type "unspecified"; without a group column every sentence has the group
 "unspecified"; without a toxicity column t = 1.0. A label is harmful when it equals one
-of `harmful_labels` (case-insensitive), else benign; an empty label is an error. In a
+of `harmful_labels` (case-insensitive), else benign; an empty label is an error, and so
+is NaN, Infinity or -Infinity (which JSON does not allow) in any column read. In a
 CSV/TSV cell several groups are separated by ";"; in JSON (Lines) the value may be a list.
 The item id is the `id` column, else the 0-based data row.
 """
@@ -23,7 +24,13 @@ from typing import Any
 
 from audit.data.entry import ParsedRows
 from audit.data.items import DatasetShape, LabelledItem, PairItem
-from audit.data.reading import read_jsonl, read_table, require_columns, require_text
+from audit.data.reading import (
+    NonStandardNumber,
+    read_jsonl,
+    read_table,
+    require_columns,
+    require_text,
+)
 from audit.data.record_files import read_json_objects
 from audit.data.request import DatasetRequest
 from audit.errors import DataError
@@ -69,9 +76,12 @@ def read_user_file(path: Path, request: DatasetRequest) -> ParsedRows:
     fmt = file_format(path, request.format)
     if fmt in ("jsonl", "json"):
         rows: list[Row] = (
-            read_jsonl(path, json_array=_JSON_ARRAY)
+            read_jsonl(path, json_array=_JSON_ARRAY, non_standard_numbers=True)
             if fmt == "jsonl"
-            else [(line, dict(row)) for line, row in read_json_objects(path)]
+            else [
+                (line, dict(row))
+                for line, row in read_json_objects(path, non_standard_numbers=True)
+            ]
         )
         present = tuple(rows[0][1]) if rows else ()
     else:
@@ -90,6 +100,7 @@ def read_user_file(path: Path, request: DatasetRequest) -> ParsedRows:
                 f"{', '.join(repr(c) for c in row)}"
             )
         values = {role: row[column] for role, column in columns.items()}
+        _refuse_non_finite(values, columns, where, request.harmful_labels)
         item_id = (
             require_text(values["id"], where=where, column=columns["id"], strip=True)
             if "id" in values
@@ -122,6 +133,32 @@ def _columns(
         elif role in present:
             columns[role] = role
     return columns
+
+
+def _refuse_non_finite(
+    values: Mapping[str, Any], columns: Mapping[str, str], where: str, harmful: Sequence[str]
+) -> None:
+    """NaN, Infinity and -Infinity (JSON has no such numbers; Python's json reads them) and
+    numbers too large for a float are refused in every column read: a label NaN would
+    otherwise be read as the text 'nan', and so as benign."""
+    for role, value in values.items():
+        if isinstance(value, NonStandardNumber):
+            problem = f"{value}, which JSON does not allow (it has no NaN, Infinity or -Infinity)"
+        elif isinstance(value, float) and not math.isfinite(value):
+            problem = f"a number too large to read ({value})"
+        else:
+            continue
+        accepted = _ACCEPTED.get(role, "text")
+        if role == "label":
+            accepted += f" (harmful: {', '.join(harmful)}; any other value: benign)"
+        raise DataError(f"{where}: column '{columns[role]}' holds {problem}; expected {accepted}")
+
+
+#: What each column role accepts, for the messages.
+_ACCEPTED = {
+    "label": 'a label as text (e.g. "toxic" or "benign") or a whole number such as 0 or 1',
+    "toxicity": "a number > 0",
+}
 
 
 def _pair(item_id: str, values: dict[str, Any], columns: dict[str, str], where: str) -> PairItem:

@@ -236,3 +236,32 @@ def test_sample_is_drawn_with_the_run_seed(tmp_path: Path) -> None:
         return [item.item_id for item in ds.items]
 
     assert drawn(0) == drawn(0) != drawn(1)
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+@pytest.mark.parametrize("suffix", [".jsonl", ".json"])
+def test_a_non_standard_json_number_is_refused_as_a_label(
+    tmp_path: Path, token: str, suffix: str
+) -> None:
+    """json reads NaN as a float whose text 'nan' is no harmful label: it was benign."""
+    rows = [
+        '{"text": "You are kind.", "verdict": "benign"}',
+        f'{{"text": "You are awful.", "verdict": {token}}}',
+    ]
+    text = "\n".join(rows) + "\n" if suffix == ".jsonl" else "[\n" + ",\n".join(rows) + "\n]\n"
+    path = _write(tmp_path / f"t{suffix}", text)
+    with pytest.raises(DataError) as raised:
+        _load(tmp_path, path=str(path), kind="labelled", columns={"label": "verdict"})
+    line = 2 if suffix == ".jsonl" else 3
+    assert str(raised.value) == (
+        f"{path}:{line}: column 'verdict' holds {token}, which JSON does not allow (it has no "
+        'NaN, Infinity or -Infinity); expected a label as text (e.g. "toxic" or "benign") or '
+        "a whole number such as 0 or 1 (harmful: hate, harmful, toxic, 1, true; any other "
+        "value: benign)"
+    )
+
+
+def test_a_json_number_too_large_for_a_float_is_refused_as_a_label(tmp_path: Path) -> None:
+    path = _write(tmp_path / "t.jsonl", '{"text": "You are awful.", "label": 1e400}\n')
+    with pytest.raises(DataError, match=r"t\.jsonl:1: column 'label' holds a number too large"):
+        _load(tmp_path, path=str(path), kind="labelled")
