@@ -186,3 +186,28 @@ def test_run_refuses_a_nan_label_naming_file_line_and_value(tmp_path: Path) -> N
         'Infinity or -Infinity); expected a label as text (e.g. "toxic" or "benign")'
     )
     assert not out.exists()
+
+
+def test_a_cache_set_aside_as_corrupt_is_said_on_the_terminal(tmp_path: Path) -> None:
+    spec = _tiny_spec(tmp_path, "{measure: bias_score, dataset: mine, within: [0, 100]}")
+    cache = tmp_path / "c"
+    first = runner.invoke(
+        app, ["run", str(spec), "--out", str(tmp_path / "a"), "--cache-dir", str(cache)]
+    )
+    assert first.exit_code == 0, first.output
+    (database,) = cache.glob("scores/*/*/scores.sqlite")
+    for sidecar in ("-wal", "-shm"):
+        Path(f"{database}{sidecar}").unlink(missing_ok=True)
+    database.write_bytes(b"this is not a database" * 100)
+    second = runner.invoke(
+        app, ["run", str(spec), "--out", str(tmp_path / "b"), "--cache-dir", str(cache)]
+    )
+    assert second.exit_code == 0, second.output
+    (aside,) = database.parent.glob("scores.corrupt-*.sqlite")
+    warnings = [
+        line.split("] ", 1)[-1] for line in second.output.splitlines() if "warning: " in line
+    ]
+    assert warnings == [
+        f"warning: tiny · mine · ll: the score cache database failed its integrity check and "
+        f"was set aside as {aside} (kept for inspection); its scores are computed again"
+    ], second.output

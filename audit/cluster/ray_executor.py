@@ -40,7 +40,13 @@ from audit.results import UnitRecord
 from audit.scoring import runner
 from audit.scoring.cache import ModelIdentity, ScoreNamespace
 from audit.scoring.cache_write_errors import cache_writes
-from audit.scoring.runner import UnitWork, open_namespace, unit_label, unit_work
+from audit.scoring.runner import (
+    UnitWork,
+    open_namespace,
+    unit_label,
+    unit_work,
+    warn_repairs,
+)
 
 if TYPE_CHECKING:
     from audit.variants.cache import StoredVariant
@@ -167,6 +173,7 @@ class RayExecutor:
             except BaseException:
                 namespace.close()
                 raise
+            warn_repairs(found, worker.display)
             sizes = {j.key: found.work([j]) for j in found.missing}
             out.units.append(_Unit(found, namespace, sizes, seconds=time.monotonic() - started))
         return out

@@ -193,11 +193,30 @@ def score_unit(
             else:
                 with namespace_lock(namespace.folder):
                     work = unit_work(unit, dataset=dataset, namespace=namespace, chat=model.chat)
+                    warn_repairs(work, display)
                     if work.missing:
                         _fill(work, namespace, model.get(), display)
     finally:
         namespace.close()
     return work.outcome(time.monotonic() - started)
+
+
+def warn_repairs(work: UnitWork, display: Display) -> None:
+    """Say on the terminal what the report's caveats say: a cache database set aside as
+    corrupt, and entries that failed their checksum; both are computed again."""
+    label = unit_label(work.unit)
+    for path in work.set_aside:
+        display.warn(
+            f"{label}: the score cache database failed its integrity check and was set "
+            f"aside as {path} (kept for inspection); its scores are computed again"
+        )
+    if work.stats.corrupt:
+        one = work.stats.corrupt == 1
+        entries = "entry does not match its" if one else "entries do not match their"
+        display.warn(
+            f"{label}: {work.stats.corrupt} score cache {entries} checksum; "
+            f"{'it is' if one else 'they are'} computed again"
+        )
 
 
 def _fill(
