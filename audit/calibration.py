@@ -1,9 +1,20 @@
 """Measured throughput on this machine, timed once and cached: what `audit plan`'s time
 estimates are based on.
 
-A measurement is a short timed run of the actual model: a scorer on a sample of a
-unit's own items (the very code a run scores with), or a training step (forward and
-backward of the model's LM loss) at a job's batch shape. Each is stored under a key that
+A measurement is a short timed run of the actual model (`audit plan --calibrate`) or of
+its architecture with random weights (`audit.pipeline.shape_model`; the same shapes,
+kernels and code, no weights read): a scorer on slices of a unit's own items (the very
+code a run scores with), or a training step (forward and backward of the model's LM
+loss) at a job's batch shape.
+
+A scoring sample is shaped like the run's batches (`time_scoring`): the run sorts a
+unit's sentences by length and packs them into batches of a few thousand tokens, so it
+pays almost no padding and runs large matrix products. The first version timed 16
+entries spread over all lengths: one small batch padded to its longest sentence, a
+first call at that shape timed with it, 2 to 5 times slower a sentence than the run on
+an idle CPU and far slower on a busy one (a small batch's many short operations each
+wait for both cores). Now each slice holds entries of similar length, grows until it
+takes `SLICE_SECONDS`, and runs once untimed first. Each is stored under a key that
 names what it depends on: the machine (host, architecture, CPU count; the GPU's name on
 CUDA), the device and precision, the model's fingerprint and the work's shape (scorer,
 options and sample; batch size and length). The cache is one JSON file in the audit
@@ -34,9 +45,18 @@ if TYPE_CHECKING:
 
 #: The cache file, under the audit cache folder.
 CALIBRATION_FILE = Path("calibration") / "throughput.json"
-#: Entries (a sentence, a pair, template slots) a scoring measurement times.
+#: Entries (a sentence, a pair, template slots) an encoding measurement times.
 SCORING_SAMPLE = 16
-#: Training steps a training measurement times (after one untimed warm-up step).
+#: Contiguous slices of a unit's entries sorted by length (at the middle of each of this
+#: many equal parts) that a scoring measurement times.
+SCORING_SLICES = 3
+#: A scoring slice grows (from `FIRST_SLICE` entries, x 3 a time, at most `MAX_SLICE`)
+#: until one timed pass over it takes this long: long enough for batches near the run's.
+SLICE_SECONDS = 2.0
+FIRST_SLICE = 8
+MAX_SLICE = 512
+#: Training steps a training measurement times (after one untimed warm-up step); the
+#: fastest counts (a busy machine only ever slows a step down).
 TRAINING_STEPS = 2
 
 T = TypeVar("T")
@@ -124,25 +144,54 @@ def spread_sample(jobs: Sequence[T], size: int = SCORING_SAMPLE) -> list[T]:
     return [jobs[int(i * step)] for i in range(size)]
 
 
-def time_scoring(scorer: PluginId, sample: list[Job], loaded: LoadedModel) -> float:
-    """Seconds to score `sample` with the run's own scoring code (nothing is cached),
-    after one untimed entry that warms the model up."""
+def length_slice(jobs: Sequence[T], centre: float, size: int) -> list[T]:
+    """`size` consecutive entries of `jobs` (sorted by length) around the fraction
+    `centre` of the way through."""
+    size = min(size, len(jobs))
+    start = min(max(0, int(centre * len(jobs)) - size // 2), len(jobs) - size)
+    return list(jobs[start : start + size])
+
+
+def time_scoring(
+    scorer: PluginId, jobs: Sequence[Job], loaded: LoadedModel, work: Callable[[Job], int]
+) -> tuple[float, int]:
+    """(seconds, work units) of scoring `SCORING_SLICES` slices of `jobs` with the run's
+    own scoring code (nothing is cached): entries of similar length, as the run batches
+    them, each slice as many entries as take `SLICE_SECONDS` (found on the middle slice,
+    which warms the model up at the first size, untimed)."""
     from audit.scoring.runner import compute_entries
 
-    def score(jobs: list[Job]) -> None:
-        for _ in compute_entries(scorer, jobs, loaded, progress=lambda n: None, chunk=len(jobs)):
-            pass
+    ordered = sorted(jobs, key=lambda job: sum(len(text) for text in job.texts))
 
-    score(sample[:1])
-    started = clock()
-    score(sample)
-    return clock() - started
+    def score(part: list[Job]) -> float:
+        started = clock()
+        for _ in compute_entries(scorer, part, loaded, progress=lambda n: None, chunk=len(part)):
+            pass
+        return clock() - started
+
+    size = FIRST_SLICE
+    score(length_slice(ordered, 0.5, size))  # warm-up, untimed
+    middle = length_slice(ordered, 0.5, size)
+    seconds = score(middle)
+    while seconds < SLICE_SECONDS and size < min(MAX_SLICE, len(ordered)):
+        size *= 3
+        middle = length_slice(ordered, 0.5, size)
+        seconds = score(middle)
+    units = sum(work(job) for job in middle)
+    for k in range(SCORING_SLICES):
+        centre = (k + 0.5) / SCORING_SLICES
+        if k == SCORING_SLICES // 2 or size >= len(ordered):
+            continue  # the middle slice is timed already; a small unit has one slice
+        part = length_slice(ordered, centre, size)
+        seconds += score(part)
+        units += sum(work(job) for job in part)
+    return seconds, units
 
 
 def time_encoding(encode: Callable[[Sequence[str]], object], sample: Sequence[str]) -> float:
     """Seconds to encode `sample` with `encode` (the run's own encoder), after one untimed
-    sentence that warms the model up."""
-    encode(sample[:1])
+    pass over it that warms the model up at its shapes."""
+    encode(sample)
     started = clock()
     encode(sample)
     return clock() - started
@@ -159,7 +208,7 @@ def time_training_step(
     loaded: LoadedModel, texts: Sequence[str], *, batch_size: int, max_length: int
 ) -> float:
     """Seconds of one training step of `loaded` (forward and backward of its LM loss on
-    `batch_size` of `texts`, cut to `max_length` tokens), the mean of TRAINING_STEPS
+    `batch_size` of `texts`, cut to `max_length` tokens), the fastest of TRAINING_STEPS
     after one untimed step; the model is left in eval mode with no gradients."""
     import torch
 
@@ -183,10 +232,7 @@ def time_training_step(
     model.train()
     try:
         step()
-        started = clock()
-        for _ in range(TRAINING_STEPS):
-            step()
-        return (clock() - started) / TRAINING_STEPS
+        return min(time_once(step) for _ in range(TRAINING_STEPS))
     finally:
         model.eval()
         model.zero_grad(set_to_none=True)

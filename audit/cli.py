@@ -223,21 +223,26 @@ def plan(
         bool,
         typer.Option(
             "--calibrate/--no-calibrate",
-            help="Time what the cache holds no measurement of (loads each such model once "
-            "for a short timed sample); --no-calibrate estimates from earlier measurements "
-            "only and loads no model.",
+            help="--calibrate: time what the cache holds no measurement of on the models "
+            "themselves (loads each such model once, a GGUF file dequantised, for short "
+            "timed samples). --no-calibrate (the default): loads no model; uses the "
+            "measurements cached on this machine, else times the models' architectures "
+            "built from their configs with random weights (no weights file read).",
         ),
-    ] = True,
+    ] = False,
 ) -> None:
     """Show what `audit run` would do, and how long it will take on this machine.
 
     Lists the datasets (pairs or sentences), the models, and each scoring unit with the
     sentences it scores (as the run's progress bars count them) and how many are already
-    in the score cache; then what is skipped, and which measures will compute nothing
-    and why. Ends with a time estimate per stage (scoring, training, fine-tuning) from
-    throughput measured on this machine: on first use each model is loaded once and a
-    short sample timed; the measurements are cached (calibration/throughput.json in the
-    cache folder), so a second plan times nothing."""
+    saved (in the score cache, or in batches a killed run journalled); then what is
+    skipped, and which measures will compute nothing and why. Ends with a time estimate
+    per stage (scoring, training, fine-tuning) from throughput measured on this machine
+    (each line says what it is based on). Without --calibrate no model is loaded: a
+    measurement not cached yet is taken on the model's architecture with random weights
+    (its config and tokenizer; same shapes, same code). With --calibrate it is taken on
+    the model itself, loaded once. The measurements are cached (calibration/
+    throughput.json in the cache folder), so a second plan times nothing."""
     from audit.data.data_dir import check_data_dir
     from audit.display import make_display
     from audit.engine import RunSettings, plan_audit
@@ -260,7 +265,7 @@ def plan(
         try:
             plan = plan_audit(loaded, settings, display)
             cache = ScoreCache(settings.cache_dir)
-            calibrator = Calibrator(plan, display, measure=calibrate)
+            calibrator = Calibrator(plan, display, mode="weights" if calibrate else "shape")
             estimates = estimate_times(plan, cache, calibrator)
         finally:
             display.close()

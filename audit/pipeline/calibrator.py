@@ -1,7 +1,10 @@
 """The measurements behind `audit plan`'s time estimate: `Calibrator` reads a
-throughput from the cache (`audit.calibration`) or times it now on the model, loaded once
-for all its measurements; `StageEstimate` is one piece of work with its estimated time
-and what that is based on. Shared by the stages' estimates (`audit.pipeline.
+throughput from the cache (`audit.calibration`) or times it now: with `--calibrate` on
+the model itself (loaded once for all its measurements), else on its architecture with
+random weights (`audit.pipeline.shape_model`: no weights read). A measurement on the
+real weights, when the cache holds one, is preferred to one on the architecture.
+`StageEstimate` is one piece of work with its estimated time and what that is based
+on. Shared by the stages' estimates (`audit.pipeline.
 time_estimate`, `audit.pipeline.encode_estimate`)."""
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from audit.calibration import Throughput, ThroughputCache, machine, measured
 
@@ -31,16 +34,23 @@ class StageEstimate:
     basis: str
 
 
-class Calibrator:
-    """The measurements of one plan: read from the cache, else (with `measure`) timed
-    now on the model, loaded once for all its measurements."""
+#: How a measurement not in the cache is taken: on the model's weights (`audit plan
+#: --calibrate`), on its architecture with random weights (the default), or not at all.
+Mode = Literal["weights", "shape", "none"]
+#: What a measurement on the architecture says it is based on.
+SHAPE_BASIS = "its architecture with random weights (config and tokenizer; no weights read)"
 
-    def __init__(self, plan: AuditPlan, display: Display, *, measure: bool = True) -> None:
+
+class Calibrator:
+    """The measurements of one plan: read from the cache, else timed now (`mode`) on the
+    model, loaded once for all its measurements, or on its architecture."""
+
+    def __init__(self, plan: AuditPlan, display: Display, *, mode: Mode = "shape") -> None:
         self.plan = plan
         self.display = display
-        self.measure = measure
+        self.mode = mode
         self.cache = ThroughputCache(plan.settings.cache_dir)
-        self._loaded: tuple[str, bool, LoadedModel] | None = None
+        self._loaded: tuple[str, bool, bool, LoadedModel] | None = None
 
     def key(self, kind: str, model: PreparedModel, *parts: object) -> str:
         """What a measurement depends on: machine, device, precision, weights, shape."""
@@ -57,28 +67,49 @@ class Calibrator:
         timing: Callable[[LoadedModel], tuple[float, int]],
         basis: str,
     ) -> Throughput | None:
-        """The measurement under `key`: cached, else timed with `timing` (seconds, units)
-        on `model_id` and stored; None when not cached and measuring is off."""
+        """The measurement under `key`: cached (on the weights, else on the architecture
+        unless `mode` is "weights"), else timed with `timing` (seconds, units) on
+        `model_id` as `mode` says and stored; None when not cached and `mode` is "none"."""
         known = self.cache.get(key)
-        if known is not None or not self.measure:
+        if known is not None:
             return known
-        loaded = self._load(model_id, float32=float32)
+        shape_key = "shape|" + key
+        if self.mode != "weights":
+            known = self.cache.get(shape_key)
+            if known is not None or self.mode == "none":
+                return known
+        shape = self.mode == "shape"
+        if shape:
+            basis = f"{basis}, {SHAPE_BASIS}"
+        try:
+            loaded = self._load(model_id, float32=float32, shape=shape)
+        except (OSError, ValueError, ImportError, KeyError) as error:
+            if not shape:
+                raise
+            # an architecture transformers cannot build from its config alone
+            self.display.info(f"{model_id}: no estimate from its architecture ({error})")
+            return None
         self.display.step("calibrate", f"measuring throughput: {basis}")
         seconds, units = timing(loaded)
         result = measured(seconds, units, basis)
         self.display.end_step("calibrate", f"measured throughput: {basis}")
-        self.cache.put(key, result)
+        self.cache.put(shape_key if shape else key, result)
         return result
 
-    def _load(self, model_id: str, *, float32: bool) -> LoadedModel:
+    def _load(self, model_id: str, *, float32: bool, shape: bool) -> LoadedModel:
         from audit.models.prepared import load_prepared_model
+        from audit.pipeline.shape_model import shape_model
 
-        if self._loaded is not None and self._loaded[:2] == (model_id, float32):
-            return self._loaded[2]
+        if self._loaded is not None and self._loaded[:3] == (model_id, float32, shape):
+            return self._loaded[3]
         self._loaded = None  # one model at a time
         model = self.plan.models[model_id]
-        loaded = load_prepared_model(model, self.plan.settings, self.display, float32=float32)
-        self._loaded = (model_id, float32, loaded)
+        if shape:
+            self.display.step("calibrate", f"building {model_id}'s architecture (random weights)")
+            loaded = shape_model(model, self.plan.settings, float32=float32)
+        else:
+            loaded = load_prepared_model(model, self.plan.settings, self.display, float32=float32)
+        self._loaded = (model_id, float32, shape, loaded)
         return loaded
 
     def close(self) -> None:
@@ -102,7 +133,7 @@ def per_unit(throughput: Throughput, unit: str) -> str:
     return f"{shown} {article} {unit}: {throughput.basis}, {throughput.measured_on}"
 
 
-NOT_MEASURED = "not measured yet on this machine (`audit plan` without --no-calibrate times it)"
+NOT_MEASURED = "not measured yet on this machine (`audit plan --calibrate` times it on the model)"
 
 
 def estimate_of(

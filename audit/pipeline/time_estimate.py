@@ -1,10 +1,13 @@
 """How long a planned run will take, per stage (scoring, training, fine-tuning), from
 throughput measured on this machine (`audit.calibration`), with what each estimate is
-based on. A measurement not in the cache is taken on first use: the model is loaded
-once (in the run's precision to score, in float32 to train) and a short sample timed.
+based on. A measurement not in the cache is taken on first use: on the model's
+architecture with random weights (`audit.pipeline.shape_model`; no weights read), or,
+with `audit plan --calibrate`, on the model itself, loaded once (in the run's precision
+to score, in float32 to train).
 
-A scoring unit's time is its scorer's measured seconds per sentence on a sample of the
-unit's own items, times the sentences not yet in the score cache; a variant not trained
+A scoring unit's time is its scorer's measured seconds per sentence on slices of the
+unit's own items sorted by length (batched as the run batches them: `calibration.
+time_scoring`), times the sentences not yet saved; a variant not trained
 yet is timed as its base (the same shape). A training's time is its steps times the
 seconds of a step: measured by earlier trainings of the same shape on this machine, else
 a timed forward and backward of the base at the job's batch shape (AT, which also runs
@@ -81,7 +84,6 @@ def scoring_estimates(
             basis = f"scored by {where}: its speed is the server's, not timed"
             estimates.append(StageEstimate("scoring", what, None, basis))
             continue
-        sample = spread_sample(jobs)
         info = SCORERS.entry(unit.scorer.name).info
         key = calibrator.key(
             "score",
@@ -89,18 +91,17 @@ def scoring_estimates(
             f"{info.name} v{info.version}",
             canonical_options(unit.scorer.options),
             unit.dataset,
-            sample_hash([j.texts for j in sample]),
+            sample_hash([j.texts for j in spread_sample(jobs, 256)]),
         )
-        n_sample = sum(shape.work(j.texts) for j in sample)
         basis = (
-            f"{unit.scorer.label} timed on {n_sample} sentences of {unit.dataset} with "
-            f"{timed_on} on {model.device}"
+            f"{unit.scorer.label} timed on slices of {unit.dataset} sorted by length, "
+            f"with {timed_on} on {model.device}"
         )
         throughput = calibrator.throughput(
             key,
             timed_on,
             float32=False,
-            timing=_scoring_timing(unit, sample, n_sample),
+            timing=_scoring_timing(unit, jobs, shape.work),
             basis=basis,
         )
         if timed_on != unit.model:
@@ -130,9 +131,9 @@ def _scoring_time_groups(plan: AuditPlan, model_id: str) -> int:
 
 
 def _scoring_timing(
-    unit: ScoreUnit, sample: list[Any], n_sample: int
+    unit: ScoreUnit, jobs: list[Any], work: Callable[[tuple[str, ...]], int]
 ) -> Callable[[LoadedModel], tuple[float, int]]:
-    return lambda loaded: (time_scoring(unit.scorer, sample, loaded), n_sample)
+    return lambda loaded: time_scoring(unit.scorer, jobs, loaded, lambda job: work(job.texts))
 
 
 def _training_timing(
@@ -286,7 +287,10 @@ def describe_times(estimates: list[StageEstimate], cache_file: str) -> list[str]
 
     if not estimates:
         return ["Time estimate: nothing to score, train or fine-tune (all in the caches)"]
-    lines = [f"Time estimate (throughput measured on this machine, cached in {cache_file}):"]
+    lines = [
+        f"Time estimate (throughput measured on this machine, on the models' weights with "
+        f"`audit plan --calibrate`, else on their architectures; cached in {cache_file}):"
+    ]
     for stage in ("training", "projection", "fine-tuning", "scoring"):
         mine = [e for e in estimates if e.stage == stage]
         if not mine:
@@ -299,7 +303,7 @@ def describe_times(estimates: list[StageEstimate], cache_file: str) -> list[str]
         if unmeasured:
             lines.append(_unmeasured(unmeasured))
     lines.append(
-        f"  in all: {_total(estimates, format_duration)} (rough: a short sample timed, "
+        f"  in all: {_total(estimates, format_duration)} (rough: short samples timed, "
         "not counting model loading, measures and the report)"
     )
     return lines

@@ -1,9 +1,11 @@
-"""`audit plan`'s time estimate: throughput timed on first use and cached (a second plan
-times nothing and loads no model), and an estimate that scales with the work."""
+"""`audit plan`'s time estimate: throughput timed on first use (on the model's
+architecture unless --calibrate asks for its weights) and cached (a second plan times
+nothing and loads no model), and an estimate that scales with the work."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -36,6 +38,8 @@ class FakeClock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     fake = FakeClock()
     monkeypatch.setattr(audit.calibration, "clock", fake)
+    # every pass "takes" 1 s: the first slice size (8 entries) is enough
+    monkeypatch.setattr(audit.calibration, "SLICE_SECONDS", 0.5)
     return fake
 
 
@@ -74,9 +78,10 @@ def _scoring_seconds(spec: Path, cache: Path) -> float:
 def test_the_estimate_scales_with_items_times_scorers(
     tmp_path: Path, model_dir: Path, clock: FakeClock
 ) -> None:
-    # 20 pairs: 40 sentences; each unit times a sample of 16 of them (1 s on the clock)
+    # 20 pairs: 40 sentences; each unit times 3 slices of 8 (1 s each on the clock, after
+    # an untimed warm-up): 3 s for 24 sentences, 0.125 s a sentence, 5 s for the 40
     one = _scoring_seconds(_spec(tmp_path / "a", model_dir, 20, ["ll"]), tmp_path / "ca")
-    assert one == pytest.approx(40 / 16)
+    assert one == pytest.approx(40 * 3 / 24)
     two = _scoring_seconds(_spec(tmp_path / "b", model_dir, 40, ["ll", "ppl"]), tmp_path / "cb")
     assert two == pytest.approx(4 * one)
 
@@ -88,16 +93,16 @@ def test_calibration_is_cached_and_a_second_plan_measures_nothing(
     cache = tmp_path / "cache"
     first = runner.invoke(app, ["plan", str(spec), "--cache-dir", str(cache), "--device", "cpu"])
     assert first.exit_code == 0, first.output
-    assert clock.readings == 4  # two units, each timed once (start, end)
+    assert clock.readings == 16  # two units, each: a warm-up and 3 slices (start, end)
     stored = json.loads((cache / "calibration" / "throughput.json").read_text())
-    assert len(stored) == 2 and all(k.startswith("score|") for k in stored)
+    # timed on the architecture (the default): stored apart from a --calibrate measurement
+    assert len(stored) == 2 and all(k.startswith("shape|score|") for k in stored)
     assert all("|cpu/float32|" in k for k in stored)
     text = first.output.split("Time estimate", 1)[1]
-    assert "scoring: about 5 s" in text
-    assert "tiny x mine x ll: 40 sentences, about 2 s (0.0625 s a sentence: ll timed on 16 " in (
-        text
-    )
-    assert "sentences of mine with tiny on cpu" in text
+    assert "scoring: about 10 s" in text
+    assert "tiny x mine x ll: 40 sentences, about 5 s (0.125 s a sentence: ll timed on " in text
+    assert "slices of mine sorted by length, with tiny on cpu, its architecture with " in text
+    assert "random weights (config and tokenizer; no weights read)" in text
 
     import audit.models.load
 
@@ -107,20 +112,68 @@ def test_calibration_is_cached_and_a_second_plan_measures_nothing(
     monkeypatch.setattr(audit.models.load, "load_model", no_load)
     again = runner.invoke(app, ["plan", str(spec), "--cache-dir", str(cache), "--device", "cpu"])
     assert again.exit_code == 0, again.output
-    assert clock.readings == 4  # nothing timed again
+    assert clock.readings == 16  # nothing timed again
     assert again.output.split("Time estimate", 1)[1] == text
 
 
-def test_without_calibration_nothing_is_timed_and_the_plan_says_so(
-    tmp_path: Path, model_dir: Path, clock: FakeClock
+def _unreadable_weights(model_dir: Path, folder: Path) -> Path:
+    """A copy of the tiny model whose weights file is not a weights file: loading it
+    fails, hashing it (the fingerprint) does not."""
+    shutil.copytree(model_dir, folder)
+    for weights in folder.glob("*.safetensors"):
+        weights.write_bytes(b"not a safetensors file" * 100)
+    return folder
+
+
+@pytest.mark.parametrize("flag", [[], ["--no-calibrate"]])
+def test_without_calibrate_the_plan_reads_no_weights(
+    tmp_path: Path, model_dir: Path, clock: FakeClock, flag: list[str]
 ) -> None:
-    spec = _spec(tmp_path, model_dir, 3, ["ll"])
-    args = ["plan", str(spec), "--cache-dir", str(tmp_path / "c"), "--no-calibrate"]
+    model = _unreadable_weights(model_dir, tmp_path / "broken")
+    spec = _spec(tmp_path, model, 20, ["ll"])
+    args = ["plan", str(spec), "--cache-dir", str(tmp_path / "c"), "--device", "cpu", *flag]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert clock.readings == 0 and not (tmp_path / "c" / "calibration").exists()
-    assert "scoring: not estimated (not measured yet)" in result.output
-    assert "without --no-calibrate times it" in result.output
+    assert "tiny x mine x ll: 40 sentences, about 5 s (0.125 s a sentence" in result.output
+    assert "its architecture with random weights" in result.output
+
+
+def test_calibrate_times_the_model_itself(
+    tmp_path: Path, model_dir: Path, clock: FakeClock
+) -> None:
+    # the same plan with --calibrate loads the weights: the unreadable file stops it
+    model = _unreadable_weights(model_dir, tmp_path / "broken")
+    spec = _spec(tmp_path, model, 20, ["ll"])
+    cache = tmp_path / "c"
+    args = ["plan", str(spec), "--cache-dir", str(cache), "--device", "cpu", "--calibrate"]
+    result = runner.invoke(app, args)
+    assert result.exit_code != 0
+    assert "broken" in result.output
+    # on readable weights it measures them, under its own key, and says so
+    good = _spec(tmp_path / "good", model_dir, 20, ["ll"])
+    result = runner.invoke(app, ["plan", str(good), *args[2:]])
+    assert result.exit_code == 0, result.output
+    stored = json.loads((cache / "calibration" / "throughput.json").read_text())
+    assert [k.split("|")[0] for k in stored] == ["score"]
+    assert "ll timed on slices of mine sorted by length, with tiny on cpu, 20" in result.output
+
+
+def test_a_measurement_on_the_weights_is_preferred_to_one_on_the_architecture(
+    tmp_path: Path, model_dir: Path, clock: FakeClock
+) -> None:
+    from audit.calibration import ThroughputCache, measured
+
+    spec = _spec(tmp_path, model_dir, 20, ["ll"])
+    cache = tmp_path / "c"
+    plain = ["plan", str(spec), "--cache-dir", str(cache), "--device", "cpu"]
+    assert runner.invoke(app, plain).exit_code == 0
+    stored = ThroughputCache(cache)
+    (key,) = json.loads(stored.path.read_text())
+    stored.put(key.removeprefix("shape|"), measured(4.0, 40, "on the weights"))
+    readings = clock.readings
+    result = runner.invoke(app, plain)
+    assert clock.readings == readings  # nothing timed
+    assert "40 sentences, about 4 s (0.1 s a sentence: on the weights" in result.output
 
 
 def test_a_self_debias_variant_is_timed_as_its_base_times_its_rows(
