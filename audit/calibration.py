@@ -13,8 +13,9 @@ pays almost no padding and runs large matrix products. The first version timed 1
 entries spread over all lengths: one small batch padded to its longest sentence, a
 first call at that shape timed with it, 2 to 5 times slower a sentence than the run on
 an idle CPU and far slower on a busy one (a small batch's many short operations each
-wait for both cores). Now each slice holds entries of similar length, grows until it
-takes `SLICE_SECONDS`, and runs once untimed first. Each is stored under a key that
+wait for both cores). Now each slice holds entries of similar length and grows until
+its largest forward batch holds `SLICE_TOKENS` padded tokens (a sizeable share of the
+run's token budget), after one untimed pass. Each is stored under a key that
 names what it depends on: the machine (host, architecture, CPU count; the GPU's name on
 CUDA), the device and precision, the model's fingerprint and the work's shape (scorer,
 options and sample; batch size and length). The cache is one JSON file in the audit
@@ -51,8 +52,10 @@ SCORING_SAMPLE = 16
 #: many equal parts) that a scoring measurement times.
 SCORING_SLICES = 3
 #: A scoring slice grows (from `FIRST_SLICE` entries, x 3 a time, at most `MAX_SLICE`)
-#: until one timed pass over it takes this long: long enough for batches near the run's.
-SLICE_SECONDS = 2.0
+#: until its largest forward batch holds this many padded tokens: a quarter of the
+#: causal scorers' CPU budget, half the masked engine's; per token such a batch runs
+#: nearly as fast as the run's. (Masked scorers' copies fill it with a few entries.)
+SLICE_TOKENS = 1024
 FIRST_SLICE = 8
 MAX_SLICE = 512
 #: Training steps a training measurement times (after one untimed warm-up step); the
@@ -157,26 +160,37 @@ def time_scoring(
 ) -> tuple[float, int]:
     """(seconds, work units) of scoring `SCORING_SLICES` slices of `jobs` with the run's
     own scoring code (nothing is cached): entries of similar length, as the run batches
-    them, each slice as many entries as take `SLICE_SECONDS` (found on the middle slice,
-    which warms the model up at the first size, untimed)."""
+    them, each slice as many entries as make a forward batch of `SLICE_TOKENS` (found on
+    the middle slice, which warms the model up at the first size, untimed)."""
     from audit.scoring.runner import compute_entries
 
     ordered = sorted(jobs, key=lambda job: sum(len(text) for text in job.texts))
+    largest = [0]
+
+    def count(_module: object, args: tuple[object, ...]) -> None:
+        # the token embedding's input: the batch's padded ids, however the scorer calls
+        # the model (whole, or its encoder with the head on chosen rows)
+        largest[0] = max(largest[0], int(getattr(args[0], "numel", lambda: 0)()))
 
     def score(part: list[Job]) -> float:
+        largest[0] = 0
         started = clock()
         for _ in compute_entries(scorer, part, loaded, progress=lambda n: None, chunk=len(part)):
             pass
         return clock() - started
 
-    size = FIRST_SLICE
-    score(length_slice(ordered, 0.5, size))  # warm-up, untimed
-    middle = length_slice(ordered, 0.5, size)
-    seconds = score(middle)
-    while seconds < SLICE_SECONDS and size < min(MAX_SLICE, len(ordered)):
-        size *= 3
+    hook = loaded.model.get_input_embeddings().register_forward_pre_hook(count)
+    try:
+        size = FIRST_SLICE
+        score(length_slice(ordered, 0.5, size))  # warm-up, untimed
         middle = length_slice(ordered, 0.5, size)
         seconds = score(middle)
+        while largest[0] < SLICE_TOKENS and size < min(MAX_SLICE, len(ordered)):
+            size *= 3
+            middle = length_slice(ordered, 0.5, size)
+            seconds = score(middle)
+    finally:
+        hook.remove()
     units = sum(work(job) for job in middle)
     for k in range(SCORING_SLICES):
         centre = (k + 0.5) / SCORING_SLICES

@@ -38,8 +38,8 @@ class FakeClock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     fake = FakeClock()
     monkeypatch.setattr(audit.calibration, "clock", fake)
-    # every pass "takes" 1 s: the first slice size (8 entries) is enough
-    monkeypatch.setattr(audit.calibration, "SLICE_SECONDS", 0.5)
+    # every pass "takes" 1 s; the first slice size (8 entries) is enough
+    monkeypatch.setattr(audit.calibration, "SLICE_TOKENS", 1)
     return fake
 
 
@@ -211,3 +211,26 @@ def test_pieces_with_no_estimate_are_counted_on_one_line_per_stage() -> None:
         f"m2 x crows_pairs x cps; and 2 more ({NOT_MEASURED})"
     )
     assert len(lines) == 5  # the stage's lines, then "in all"
+
+
+def test_a_scoring_slice_grows_until_its_batch_is_large(
+    model_dir: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from audit.calibration import time_scoring
+    from audit.ids import PluginId
+    from audit.scoring.runner import Job
+    from tests.scoring.tiny_models import loaded, tiny_gpt2
+
+    model = loaded(tiny_gpt2())
+    jobs = [Job(f"k{i}", (f"Person {i} is bad at math.",)) for i in range(100)]
+    batches: list[int] = []
+    hook = model.model.get_input_embeddings().register_forward_pre_hook(
+        lambda _m, args: batches.append(int(args[0].shape[0]))
+    )
+    # about 9 tokens a sentence: 8 entries make 72 tokens, 24 make 216, 72 make 648
+    monkeypatch.setattr(audit.calibration, "SLICE_TOKENS", 500)
+    seconds, units = time_scoring(PluginId.of("ll"), jobs, model, lambda job: 1)
+    hook.remove()
+    # warm-up 8, then the middle slice at 8, 24 and 72 entries, then two more slices of 72
+    assert batches == [8, 8, 24, 72, 72, 72]
+    assert (seconds, units) == (3.0, 216)  # the last middle slice and the two others
