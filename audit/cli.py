@@ -414,7 +414,20 @@ def compare(
             metavar="CANDIDATE=BASELINE",
             help="Compare the candidate run's model CANDIDATE with the baseline run's model "
             "BASELINE (e.g. a variant with its base); repeat for more pairs. Default: each "
-            "model with the model of the same id (or the only model of each run).",
+            "model with the model of the same id (or the only model of each run); models "
+            "no --pair names are still paired by id.",
+            show_default=False,
+        ),
+    ] = None,
+    detect: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--detect",
+            metavar="MEASURE=CHANGE",
+            help="The smallest change of MEASURE (in its own units) the comparison must be "
+            "able to detect before 'no detectable change' counts towards adopting; repeat "
+            "for more measures. Default: 5 points for the percentage measures, 0.05 for the "
+            "safety score and BBQ, 0.2 for SEAT; none for a plug-in measure.",
             show_default=False,
         ),
     ] = None,
@@ -425,10 +438,13 @@ def compare(
     difference with its confidence interval and test (on the items both runs scored,
     read from the scores.parquet beside each results.json), and what moved: closer to
     the ideal, further from the ideal, changed (not detectably closer or further) or no
-    detectable change. Writes comparison.html and comparison.pdf and ends with a
-    summary; the exit code is 0 (compare judges no gates), 2 for a user error or when
-    nothing can be compared (no model pair measured on a shared dataset with a shared
-    scorer and measure)."""
+    detectable change. It opens with what changed between the paired models' runs and
+    ends with one recommendation: adopt, do not adopt, or cannot tell (when the items in
+    common are too few to detect the stated change). Writes comparison.html and
+    comparison.pdf and ends with a summary; the exit code is 0 (compare judges no
+    gates), 2 for a user error or when nothing can be compared (no model pair measured
+    on a shared dataset with a shared scorer and measure)."""
+    from audit.comparison.detection_limits import parse_limit
     from audit.comparison.matching import parse_pair
     from audit.output_check import check_output_dir
     from audit.report.compare import read_comparison, write_comparison
@@ -436,8 +452,9 @@ def compare(
 
     def action() -> tuple[list[Path], list[str]]:
         pairs = [parse_pair(text) for text in pair or []]
+        limits = [parse_limit(text) for text in detect or []]
         tests = RunComparisonTests()
-        report = read_comparison(baseline, candidate, paired_test=tests, pairs=pairs)
+        report = read_comparison(baseline, candidate, paired_test=tests, pairs=pairs, limits=limits)
         folder = out or Path("reports/compare")
         check_output_dir(folder)
         for warning in report.unread:
@@ -451,6 +468,9 @@ def compare(
                 f"{_count(n, 'mismatch')} between the runs (datasets, items or settings): "
                 "read them in the report before the numbers."
             )
+        if report.unpaired:
+            summary += [f"{line[:1].upper()}{line[1:]}." for line in report.unpaired]
+        summary.append(report.recommendation)
         return written, summary
 
     written, summary = _user_errors(action)

@@ -1,8 +1,9 @@
 """What two runs share: matched models, and every difference between the runs' inputs.
 
-Pairs are (baseline model, candidate model). By default a model is matched with the model
-of the same id in the other run (or, when each run holds one model, with that one);
-`requested` (the `--pair CANDIDATE=BASELINE` of `audit compare`) names them instead.
+Pairs are (baseline model, candidate model). `requested` (the `--pair CANDIDATE=BASELINE` of
+`audit compare`) names some; every other model is matched with the model of the same id
+in the other run (or, when each run holds one model and nothing is requested, with that
+one). What changed between the paired models is `audit.comparison.what_changed`'s.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from audit.errors import AuditUserError
-from audit.results import AuditResult, ChatTemplateRecord, ModelRecord
+from audit.results import AuditResult
 
 
 def parse_pair(text: str) -> tuple[str, str]:
@@ -61,18 +62,17 @@ def match_models(
     *,
     names: tuple[str, str] = ("the baseline run", "the candidate run"),
 ) -> list[tuple[str, str]]:
-    """(baseline model, candidate model) pairs: the `requested` ones when any are given
-    (checked), else same id, or the only model of each run."""
-    if requested:
-        return requested_model_pairs(baseline, candidate, requested, names=names)
-    ids_a = [m.id for m in baseline.models]
-    ids_b = [m.id for m in candidate.models]
-    same = [(m, m) for m in ids_a if m in ids_b]
-    if same:
-        return same
-    if len(ids_a) == 1 and len(ids_b) == 1:
+    """(baseline model, candidate model) pairs: the `requested` ones (checked), then every
+    model neither pairs with the model of the same id in the other run; with no pair by
+    either, the only model of each run."""
+    pairs = requested_model_pairs(baseline, candidate, requested, names=names)
+    taken_a, taken_b = {a for a, _ in pairs}, {b for _, b in pairs}
+    ids_a = [m.id for m in baseline.models if m.id not in taken_a]
+    ids_b = [m.id for m in candidate.models if m.id not in taken_b]
+    pairs += [(m, m) for m in ids_a if m in ids_b]
+    if not pairs and len(ids_a) == 1 and len(ids_b) == 1:
         return [(ids_a[0], ids_b[0])]
-    return []
+    return pairs
 
 
 def dataset_mismatches(baseline: AuditResult, candidate: AuditResult) -> list[str]:
@@ -93,60 +93,3 @@ def dataset_mismatches(baseline: AuditResult, candidate: AuditResult) -> list[st
                 f"{b[name].rows_kept} in the candidate"
             )
     return problems
-
-
-def model_mismatches(
-    baseline: AuditResult, candidate: AuditResult, pairs: list[tuple[str, str]]
-) -> list[str]:
-    """Models without a match, matched models with the same weights, and differing
-    statistical settings (seed, alpha)."""
-    problems: list[str] = []
-    unmatched_a = [m.id for m in baseline.models if m.id not in {a for a, _ in pairs}]
-    unmatched_b = [m.id for m in candidate.models if m.id not in {b for _, b in pairs}]
-    if unmatched_a:
-        problems.append(f"baseline model(s) without a match: {', '.join(unmatched_a)}")
-    if unmatched_b:
-        problems.append(f"candidate model(s) without a match: {', '.join(unmatched_b)}")
-    for a, b in pairs:
-        ma = next(m for m in baseline.models if m.id == a)
-        mb = next(m for m in candidate.models if m.id == b)
-        run_as = how_run_differs(ma, mb)
-        if ma.fingerprint == mb.fingerprint and not run_as:
-            problems.append(f"'{a}' and '{b}' have the same fingerprint: the same weights")
-        elif run_as:
-            same = " (the same weights)" if ma.fingerprint == mb.fingerprint else ""
-            problems.append(f"'{a}' and '{b}'{same} were run differently: " + "; ".join(run_as))
-    for setting, value_a, value_b in (
-        ("seed", baseline.audit.seed, candidate.audit.seed),
-        ("alpha", baseline.audit.alpha, candidate.audit.alpha),
-    ):
-        if value_a != value_b:
-            problems.append(f"{setting} differs: {value_a} (baseline) vs {value_b} (candidate)")
-    return problems
-
-
-def how_run_differs(baseline: ModelRecord, candidate: ModelRecord) -> list[str]:
-    """What besides the weights determines a model's numbers and differs between two
-    runs of it: precision, the chat template of its prompts, the endpoint's probe."""
-    out: list[str] = []
-    if baseline.precision != candidate.precision:
-        out.append(f"precision {baseline.precision} (baseline) vs {candidate.precision}")
-    chat_a, chat_b = baseline.chat_template, candidate.chat_template
-    if (chat_a and chat_a.sha256, chat_a and chat_a.system_prompt) != (
-        chat_b and chat_b.sha256,
-        chat_b and chat_b.system_prompt,
-    ):
-        out.append(f"chat template {_chat_words(chat_a)} (baseline) vs {_chat_words(chat_b)}")
-    end_a, end_b = baseline.endpoint, candidate.endpoint
-    if end_a is not None and end_b is not None and end_a.probe_digest != end_b.probe_digest:
-        out.append(
-            f"endpoint probe {end_a.probe_digest[:12]} (baseline) vs {end_b.probe_digest[:12]}"
-        )
-    return out
-
-
-def _chat_words(chat: ChatTemplateRecord | None) -> str:
-    if chat is None:
-        return "none (raw prompts)"
-    system = ", with a system prompt" if chat.system_prompt is not None else ""
-    return f"{chat.source.split(',')[0]} (sha256 {chat.sha256[:12]}){system}"

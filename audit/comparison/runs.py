@@ -6,9 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from audit.comparison.matching import dataset_mismatches, match_models, model_mismatches
+from audit.comparison.detection_limits import stated_limits
+from audit.comparison.matching import dataset_mismatches, match_models
 from audit.comparison.nothing_comparable import nothing_comparable
 from audit.comparison.paired import PairedTest, compare_pair
+from audit.comparison.recommendation import Recommendation, recommend
+from audit.comparison.what_changed import RunChanges, what_changed
 from audit.finetune_copies import without_finetune_copies
 from audit.results import AuditResult, ComparisonRecord
 
@@ -19,13 +22,17 @@ if TYPE_CHECKING:
 @dataclass
 class RunComparison:
     """A candidate run against a baseline run, before any presentation: the runs as given
-    (fine-tune copies included), their matched model pairs, mismatches and records."""
+    (fine-tune copies included), their matched model pairs, what changed between them,
+    the mismatches of their data, the records and the recommendation they support."""
 
     baseline: AuditResult
     candidate: AuditResult
     pairs: list[tuple[str, str]]
     mismatches: list[str]
     records: dict[tuple[str, str], list[ComparisonRecord]] = field(default_factory=dict)
+    limits: dict[str, float] = field(default_factory=stated_limits)
+    changes: RunChanges = field(default_factory=lambda: RunChanges([], [], []))
+    recommendation: Recommendation = field(default_factory=lambda: Recommendation("cannot tell"))
 
     def all_records(self) -> list[ComparisonRecord]:
         return [r for pair in self.pairs for r in self.records.get(pair, [])]
@@ -40,11 +47,14 @@ def compare_results(
     paired_test: PairedTest,
     requested_pairs: Sequence[tuple[str, str]] = (),
     names: tuple[str, str] = ("the baseline run", "the candidate run"),
+    limits: Sequence[tuple[str, float]] = (),
 ) -> RunComparison:
     """Match the runs' models (the `requested_pairs`, (baseline, candidate) ids, when
     given), list every mismatch, and compare each matched pair. When `paired_test` has a
     `judge` method, every record is then judged by it in one go (the comparison's family
-    of tests, corrected together; `audit.studies.RunComparisonTests`).
+    of tests, corrected together; `audit.studies.RunComparisonTests`). `limits`:
+    (measure, smallest change) detection limits stated instead of the defaults
+    (`audit.comparison.detection_limits`).
 
     Raises `NothingComparable` (a user error naming the runs by `names`, their models
     and why) when no pair has a single measure to compare, and `AuditUserError` for a
@@ -52,8 +62,9 @@ def compare_results(
     base, cand = without_finetune_copies(baseline), without_finetune_copies(candidate)
     pairs = match_models(base, cand, requested_pairs, names=names)
     mismatches = dataset_mismatches(base, cand)
-    mismatches += model_mismatches(base, cand, pairs)
-    comparison = RunComparison(baseline, candidate, pairs=pairs, mismatches=mismatches)
+    comparison = RunComparison(
+        baseline, candidate, pairs=pairs, mismatches=mismatches, limits=stated_limits(limits)
+    )
     for pair in pairs:
         comparison.records[pair] = compare_pair(
             base,
@@ -72,4 +83,6 @@ def compare_results(
         comparison.records = {
             pair: [next(judged) for _ in comparison.records.get(pair, [])] for pair in pairs
         }
+    comparison.changes = what_changed(base, cand, pairs, comparison.records)
+    comparison.recommendation = recommend(comparison.all_records(), comparison.limits)
     return comparison

@@ -15,10 +15,11 @@ from audit.comparison.paired import PairedTest
 from audit.comparison.runs import RunComparison, compare_results
 from audit.report.cards import MeasureCards
 from audit.report.caveats import KANEKO
-from audit.report.comparison_verdicts import tally
+from audit.report.comparison_verdicts import moved_words, tally
 from audit.report.formatting import fmt_date
 from audit.report.index import unique
 from audit.report.model import CardView, Caveat, SignOff, Table
+from audit.report.recommendation import decisions, recommendation_line
 from audit.report.studies import comparison_table
 from audit.report.unread import unread_lines
 from audit.results import AuditResult
@@ -39,15 +40,33 @@ class RunView(BaseModel):
     models: str
 
 
+class PairChangeView(BaseModel):
+    """What changed between one paired model's runs, as the comparison opens with it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    title: str
+    lines: list[str]
+    items: list[str]
+
+
 class ComparisonReport(BaseModel):
-    """Everything the comparison report shows."""
+    """Everything the comparison report shows: first what changed, then the verdicts,
+    then one recommendation line."""
 
     model_config = ConfigDict(extra="forbid")
 
     title: str
     runs: list[RunView]
     model_pairs: list[tuple[str, str]]
+    changes: list[PairChangeView] = Field(default_factory=list)
+    run_changes: list[str] = Field(
+        default_factory=list, description="Differences of the runs' own settings."
+    )
+    unpaired: list[str] = Field(default_factory=list, description="Models left unpaired.")
     summary: list[str]
+    recommendation: str = ""
+    decision: str = Field(default="cannot tell", description="adopt, do not adopt, cannot tell")
     mismatches: list[str]
     unread: list[str] = Field(
         default_factory=list,
@@ -86,12 +105,14 @@ def _summary(comparison: RunComparison) -> list[str]:
         + tally(records)
         + "."
     ]
+    cards = MeasureCards.of(comparison.baseline, comparison.candidate)
+    lines += [f"Moved: {line}." for line in moved_words(records, cards)]
     n_mismatch = len(comparison.mismatches)
     lines.append(
-        f"{n_mismatch} mismatch(es) between the runs are listed below; read them before the "
-        "numbers."
+        f"{n_mismatch} mismatch(es) of the data between the runs are listed below; read them "
+        "before the numbers."
         if n_mismatch
-        else "The runs used the same datasets and items."
+        else "Every measure was compared on the items both runs scored; no data mismatch."
     )
     return lines
 
@@ -111,12 +132,24 @@ def _untested_note(comparison: RunComparison) -> list[str]:
     ]
 
 
-def _decisions(comparison: RunComparison) -> list[str]:
-    """The sign-off's choices: adopting the candidate is offered only when at least one
-    measure was compared by a paired test."""
-    if _tested(comparison):
-        return ["Adopt the candidate", "Adopt with conditions", "Keep the baseline"]
-    return ["Keep the baseline", "Compare again with paired tests"]
+def _change_views(comparison: RunComparison) -> list[PairChangeView]:
+    views = []
+    for pair in comparison.changes.pairs:
+        same = ["weights: the same (the same fingerprint)"] if pair.same_weights else []
+        lines = same + pair.lines
+        if pair.same_weights and not pair.lines and not comparison.changes.runs:
+            lines.append(
+                "nothing else that determines the numbers differs: the runs should agree "
+                "up to the resampling"
+            )
+        views.append(
+            PairChangeView(
+                title=f"Candidate '{pair.candidate}' against baseline '{pair.baseline}'",
+                lines=lines,
+                items=pair.items,
+            )
+        )
+    return views
 
 
 def _tables(comparison: RunComparison, cards: MeasureCards) -> list[Table]:
@@ -132,6 +165,7 @@ def _tables(comparison: RunComparison, cards: MeasureCards) -> list[Table]:
                     title=f"Candidate '{pair[1]}' against baseline '{pair[0]}'",
                     label_a="Candidate",
                     label_b="Baseline",
+                    pair_column=False,
                 )
             )
     return tables
@@ -168,7 +202,12 @@ def build_comparison(
             _run_view("Candidate", candidate_path, candidate),
         ],
         model_pairs=comparison.pairs,
+        changes=_change_views(comparison),
+        run_changes=comparison.changes.runs,
+        unpaired=comparison.changes.unpaired,
         summary=_summary(comparison) + _untested_note(comparison),
+        recommendation=recommendation_line(comparison.recommendation, cards),
+        decision=comparison.recommendation.decision,
         mismatches=comparison.mismatches,
         unread=unread_lines(baseline, candidate),
         tables=_tables(comparison, cards),
@@ -176,7 +215,7 @@ def build_comparison(
         cards=[c for m in measures if (c := cards.view(m)) is not None],
         signoff=SignOff(
             fields=["Reviewer (name, role)", "Date", "Signature"],
-            decisions=_decisions(comparison),
+            decisions=decisions(comparison.recommendation),
         ),
     )
 
@@ -206,6 +245,7 @@ def read_comparison(
     *,
     paired_test: PairedTest,
     pairs: Sequence[tuple[str, str]] = (),
+    limits: Sequence[tuple[str, float]] = (),
 ) -> ComparisonReport:
     """Both runs read from their results.json (and the scores.parquet beside each, when
     there) and compared; `pairs`: (baseline, candidate) model ids to compare instead of
@@ -219,6 +259,7 @@ def read_comparison(
         candidate_scores=read_scores(candidate_results.parent, candidate),
         paired_test=paired_test,
         requested_pairs=pairs,
+        limits=limits,
         names=(f"the baseline run {baseline_results}", f"the candidate run {candidate_results}"),
     )
     return build_comparison(
@@ -236,9 +277,10 @@ def compare_runs(
     formats: list[str],
     paired_test: PairedTest,
     pairs: Sequence[tuple[str, str]] = (),
+    limits: Sequence[tuple[str, float]] = (),
 ) -> list[Path]:
     """`audit compare A/results.json B/results.json --out DIR`: compare and write the report."""
     report = read_comparison(
-        baseline_results, candidate_results, paired_test=paired_test, pairs=pairs
+        baseline_results, candidate_results, paired_test=paired_test, pairs=pairs, limits=limits
     )
     return write_comparison(report, out_dir, formats=formats)

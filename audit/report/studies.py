@@ -326,8 +326,11 @@ def comparison_table(
     title: str = "Paired comparison on the same items",
     label_a: str = "A",
     label_b: str = "B",
+    pair_column: bool = True,
 ) -> Table:
-    """ComparisonRecords as a table: both values, A − B with its paired CI, tests, verdict."""
+    """ComparisonRecords as a table: both values, A − B with its paired CI, tests, verdict.
+    Without `pair_column` (every record of one pair, which the title names) the models
+    are not repeated on each row."""
     maker = cells.TableMaker(
         id=table_id,
         title=title,
@@ -340,7 +343,7 @@ def comparison_table(
         columns=[
             "Dataset",
             "Measure",
-            f"{label_a} vs {label_b}",
+            *([f"{label_a} vs {label_b}"] if pair_column else []),
             "Group",
             "Items",
             label_a,
@@ -354,7 +357,8 @@ def comparison_table(
         key_columns=2,
     )
     for r in records:
-        maker.add(comparison_row(r, cards))
+        row = comparison_row(r, cards)
+        maker.add(row if pair_column else row[:2] + row[3:])
     # A move towards or away from the ideal comes first in the body.
     moved = [
         i

@@ -128,7 +128,10 @@ def test_a_variant_in_one_run_is_compared_with_its_base_in_another(
         paired_test=paired_test,
     )
     assert default.pairs == [("roberta-base", "roberta-base")]
-    assert "candidate model(s) without a match: bert-cda" in default.mismatches
+    assert default.changes.unpaired == [
+        "left unpaired in the baseline run (not compared): bert-base-uncased",
+        "left unpaired in the candidate run (not compared): bert-cda",
+    ]
     paired = compare_results(
         baseline,
         candidate,
@@ -137,11 +140,12 @@ def test_a_variant_in_one_run_is_compared_with_its_base_in_another(
         paired_test=paired_test,
         requested_pairs=[parse_pair("bert-cda=bert-base-uncased")],
     )
-    assert paired.pairs == [("bert-base-uncased", "bert-cda")]
+    # --pair names one pair; the ids it leaves are still paired by id, none dropped
+    assert paired.pairs == [("bert-base-uncased", "bert-cda"), ("roberta-base", "roberta-base")]
     records = paired.records[("bert-base-uncased", "bert-cda")]
     assert records and all(r.p_value is not None for r in records)
     assert {r.measure.name for r in records} >= {"bias_score", "kls", "jss"}
-    assert "baseline model(s) without a match: roberta-base" in paired.mismatches
+    assert paired.changes.unpaired == []
     code, output = _compare(tmp_path, str(a), str(b), "--pair", "bert-cda=bert-base-uncased")
     assert code == 0, output
     assert "Compared candidate 'bert-cda' with baseline 'bert-base-uncased'" in output
@@ -201,7 +205,9 @@ def test_adopting_is_never_offered_without_a_tested_comparison(
             paired_test=paired_test,
         )
     )
-    assert ADOPT in tested.signoff.decisions and ADOPT in render_comparison_html(tested)
+    # adopting is offered exactly when the recommendation is to adopt
+    assert (ADOPT in tested.signoff.decisions) == (tested.decision == "adopt")
+    assert (ADOPT in render_comparison_html(tested)) == (tested.decision == "adopt")
     # no scores.parquet: values side by side, no paired test
     untested = build_comparison(
         compare_results(

@@ -65,7 +65,8 @@ def test_same_items_give_paired_verdicts(runs: tuple[pd.DataFrame, pd.DataFrame]
     zero = [v for v in ("further from the ideal", "changed") if not count[v]]
     assert summary.endswith(f"; none {' or '.join(zero)}.") if zero else summary.endswith(".")
     assert {row[1].text for row in rows} >= {"Bias score", "KLS", "JSS"}
-    assert all(row[7].low is not None and row[7].high is not None for row in rows)
+    # Candidate − Baseline (CI): the pair is named by the title, not a column
+    assert all(row[6].low is not None and row[6].high is not None for row in rows)
     assert not any("items" in m for m in report.mismatches)
 
 
