@@ -8,17 +8,20 @@ from collections.abc import Sequence
 from typing import Literal
 
 from audit.gates import judge_interval
+from audit.report import cells
 from audit.report.formatting import (
     fmt_band,
     fmt_bound,
     fmt_estimate,
+    fmt_num,
     group_name,
     plain,
     plural,
 )
 from audit.report.index import MeasurementIndex
-from audit.report.model import SummaryBlock
+from audit.report.model import SummaryBlock, Table
 from audit.report.tables import measure_digits
+from audit.report.worst_values import worst_words
 from audit.results import DatasetRecord, GateVerdict
 
 #: More failing or inconclusive checks of one gate than this are cut short on page 1.
@@ -204,7 +207,7 @@ def gate_blocks(index: MeasurementIndex, verdicts: Sequence[GateVerdict]) -> lis
 
 
 #: Gate checks listed one by one on page 1 (the worst first); past this, the rest are counted.
-PAGE_ONE_CHECKS = 12
+PAGE_ONE_CHECKS = 6
 
 #: The order checks are listed in (and kept in when page 1 must count the rest).
 _ORDER = {"FAIL": 0, "INCONCLUSIVE": 1, "PASS": 2}
@@ -238,23 +241,26 @@ def _short_rule(index: MeasurementIndex, v: GateVerdict, checks: int) -> str:
     )
 
 
-def page_one_gates(
-    index: MeasurementIndex, verdicts: Sequence[GateVerdict], limit: int = PAGE_ONE_CHECKS
-) -> list[SummaryBlock]:
-    """Page 1: one block per gate, its rule, verdict and tally, and its checks each with its
-    verdict and interval. Failing checks come first (farthest from the band first), then
-    inconclusive, then passing ones; past `limit` checks in all, the ones left are counted
-    by verdict under their gate, never dropped silently."""
+def _shown(verdicts: Sequence[GateVerdict], limit: int) -> list[GateVerdict]:
+    """The checks page 1 lists, worst first: all of them when at most one more than
+    `limit` (a single row is never hidden behind 'and 1 more')."""
     ranked = sorted(
         verdicts, key=lambda v: (_ORDER.get(v.verdict, 1), -_distance_out(v), v.gate_index)
     )
-    shown = {id(v) for v in ranked[:limit]}
+    return ranked if len(ranked) <= limit + 1 else ranked[:limit]
+
+
+def page_one_gates(
+    index: MeasurementIndex, verdicts: Sequence[GateVerdict], limit: int = PAGE_ONE_CHECKS
+) -> list[SummaryBlock]:
+    """Page 1: one block per gate, its rule, verdict and tally; its checks are rows of the
+    gate table (`page_one_gate_table`), where the checks page 1 leaves out (past `limit`)
+    are counted by verdict under their gate, never dropped silently."""
+    shown = {id(v) for v in _shown(verdicts, limit)}
     blocks = []
     for gate_index in dict.fromkeys(v.gate_index for v in verdicts):
-        mine = [v for v in ranked if v.gate_index == gate_index]
+        mine = [v for v in verdicts if v.gate_index == gate_index]
         first = mine[0]
-        digits = measure_digits(index, first.dataset, first.measure)
-        sizes = (r.groups if (r := index.dataset_record(first.dataset)) is not None else {}) or {}
         varies = _check_varies(mine)
         counts = {k: sum(v.verdict == k for v in mine) for k in ("PASS", "FAIL", "INCONCLUSIVE")}
         tally = (
@@ -262,17 +268,15 @@ def page_one_gates(
             if len(mine) > 1
             else ""
         )
-        items = [
-            f"{v.verdict} " + _check_text(v, _where(v, varies, index), digits, _n(index, v, sizes))
-            for v in mine
-            if id(v) in shown
-        ]
+        items = []
         left = [v.verdict for v in mine if id(v) not in shown]
         if left:
             by_verdict = ", ".join(
                 f"{left.count(k)} {k}" for k in ("FAIL", "INCONCLUSIVE", "PASS") if k in left
             )
-            items.append(f"and {len(left)} more: {by_verdict} (see Gates and verdicts)")
+            items.append(
+                f"{len(left)} more not in the table: {by_verdict} (see Gates and verdicts)"
+            )
         overall = overall_verdict(mine)
         text = _short_rule(index, first, len(mine))
         if first.model and not varies[0] and len(index.result.models) > 1:
@@ -286,3 +290,59 @@ def page_one_gates(
             )
         )
     return blocks
+
+
+def _verdict_note(v: GateVerdict, n: int | None) -> str:
+    """Why a check got its verdict, against its gate's own threshold."""
+    if v.value is None:
+        return plain(v.reason)
+    if v.ci_low is None or v.ci_high is None:
+        items = f" ({plural(n, 'item')})" if n is not None else ""
+        return f"no interval{items}: it cannot be judged against {_required(v)}"
+    return verdict_reason(v)
+
+
+def page_one_gate_table(
+    index: MeasurementIndex, verdicts: Sequence[GateVerdict], limit: int = PAGE_ONE_CHECKS
+) -> Table | None:
+    """Page 1's gate checks as one compact table, worst first: gate, check (model, scorer,
+    group as they differ), value with its interval (a worst possible value called so),
+    what the gate requires, and the verdict with its reason against that threshold."""
+    if not verdicts:
+        return None
+    varies_of = {
+        g: _check_varies([v for v in verdicts if v.gate_index == g])
+        for g in {v.gate_index for v in verdicts}
+    }
+    rows = []
+    for v in _shown(verdicts, limit):
+        record = index.dataset_record(v.dataset)
+        sizes = (record.groups if record is not None else {}) or {}
+        n = _n(index, v, sizes)
+        digits = measure_digits(index, v.dataset, v.measure)
+        if v.value is None:
+            value = "no value"
+        elif v.ci_low is None or v.ci_high is None:
+            value = f"{fmt_num(v.value, digits)}, no interval"
+        else:
+            value = fmt_estimate(v.value, v.ci_low, v.ci_high, digits)
+        value += worst_words(v.measure, v.value)
+        fallback = group_name(v.group) if v.group != "all" else (v.model or "whole dataset")
+        rows.append(
+            [
+                cells.text(str(v.gate_index + 1)),
+                cells.text(_where(v, varies_of[v.gate_index], index) or fallback),
+                cells.text(value),
+                cells.text(_required(v)),
+                cells.verdict(v.verdict, EMPHASIS[v.verdict]),
+                cells.text(_verdict_note(v, n)),
+            ]
+        )
+    return Table(
+        id="page-one-gates",
+        title="Gate checks, worst first",
+        columns=["Gate", "Check", "Value [interval]", "Required", "Verdict", "Why"],
+        rows=rows,
+        key_columns=2,
+        listed=False,
+    )

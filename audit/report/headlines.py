@@ -20,6 +20,7 @@ from audit.report.formatting import (
 from audit.report.index import MeasurementIndex, Unit
 from audit.report.model import SummaryBlock
 from audit.report.tables import measure_digits
+from audit.report.worst_values import worst_words
 from audit.results import DatasetRecord, Measurement
 
 
@@ -27,6 +28,15 @@ def _items_noun(record: DatasetRecord | None) -> str:
     if record is None:
         return "pair"
     return {"labelled": "statement", "choices": "question"}.get(record.shape, "pair")
+
+
+def kept_of_read(record: DatasetRecord) -> str:
+    """'150 of 1,508 pairs' for a sample (or a selection) of the file's rows, '1,508 pairs'
+    for all of them."""
+    noun = _items_noun(record)
+    if record.rows_kept < record.rows_read:
+        return f"{record.rows_kept:,} of {plural(record.rows_read, noun)}"
+    return plural(record.rows_kept, noun)
 
 
 def _lean(m: Measurement, neutral: float, digits: int, above: str, below: str) -> str:
@@ -191,7 +201,7 @@ def headline_block(index: MeasurementIndex, dataset: str) -> SummaryBlock | None
     record = index.dataset_record(dataset)
     heading = index.cards.dataset_title(dataset)
     if record is not None:
-        heading += f" ({plural(record.rows_kept, _items_noun(record))})"
+        heading += f" ({kept_of_read(record)})"
     # The card's direction and ideal, once, where a value is not explained in counts.
     lead = "" if in_counts and len(lines) == 1 else generic
     if len(lines) == 1:
@@ -253,6 +263,7 @@ def headline_sentence(index: MeasurementIndex, dataset: str) -> SummaryBlock | N
             per_model.setdefault(unit.model, []).append(f"no value ({scorer})")
             continue
         estimate = fmt_estimate(m.value, m.ci_low, m.ci_high, digits, m.n)
+        estimate += worst_words(measure, m.value)
         per_model.setdefault(unit.model, []).append(f"{estimate} ({scorer})")
         values.append((f"{unit.model} ({scorer})", m))
     if not per_model:

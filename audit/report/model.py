@@ -252,6 +252,11 @@ class PageOne(Part):
         description="One per gate: its rule and verdict; items: its checks, each with its "
         "verdict and interval (failing first; the rest counted when there are many).",
     )
+    gate_table: Table | None = Field(
+        default=None,
+        description="The gate checks page 1 lists, one row each: value, interval, what the "
+        "gate requires, verdict and why (audit/report/gate_summary.py).",
+    )
     findings: list[SummaryBlock] = Field(
         default_factory=list, description="One sentence per dataset's headline and per study."
     )

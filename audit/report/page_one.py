@@ -33,7 +33,7 @@ from audit.report.formatting import (
     plural,
     upper_first,
 )
-from audit.report.gate_summary import page_one_gates
+from audit.report.gate_summary import page_one_gate_table, page_one_gates
 from audit.report.headlines import headline_sentence
 from audit.report.index import MeasurementIndex, VariantLookup
 from audit.report.intrinsic_extrinsic import extrinsic_correlations
@@ -248,6 +248,7 @@ def build_page_one(
             else ")"
         ),
         gates=page_one_gates(index, verdicts),
+        gate_table=page_one_gate_table(index, verdicts),
         gates_caption=f"(each check: verdict, value [{level}% confidence interval])",
         findings=findings(index),
         caveat_count=len(caveats),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,3 +38,25 @@ def write_pdf(html: str, path: Path, fetcher: ReportOnlyFetcher | None = None) -
     with atomic_path(path) as tmp:
         HTML(string=html, url_fetcher=fetcher, media_type="print").write_pdf(tmp)
     return path
+
+
+def write_pdf_keeping(
+    render: Callable[[int], str],
+    path: Path,
+    *,
+    anchor: str,
+    steps: int,
+    fetcher: ReportOnlyFetcher | None = None,
+) -> tuple[Path, int]:
+    """Render `render(step)` for step 0, 1, ... until the element with id `anchor` lies
+    on the first page (or the steps run out), and write that PDF atomically; returns the
+    path and the step used. Page 1 of a report is set tighter step by step so that its
+    sign-off stays on it, whatever the page holds."""
+    fetcher = fetcher or ReportOnlyFetcher()
+    for step in range(steps + 1):
+        document = HTML(string=render(step), url_fetcher=fetcher, media_type="print").render()
+        if anchor in document.pages[0].anchors or step == steps:
+            break
+    with atomic_path(path) as tmp:
+        document.write_pdf(tmp)
+    return path, step

@@ -38,6 +38,8 @@ def environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    # What a report template renders (audit/report/render.py): the whole report by default.
+    env.globals.update(part="whole", appendix_sha256=None, tight=0)
     env.filters.update(
         num=formatting.fmt_num,
         ci=formatting.fmt_ci,

@@ -1,4 +1,5 @@
-"""One synthetic audit rendered once per session (HTML and PDF), shared by the report tests."""
+"""One synthetic audit rendered once per session as the tool writes it (report.html, the
+signed report.pdf and report-appendix.pdf), shared by the report tests."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 
 from audit.report.build import build_report
 from audit.report.model import ReportModel
-from audit.report.pdf import ReportOnlyFetcher, write_pdf
-from audit.report.render import render_html
+from audit.report.pdf import ReportOnlyFetcher
+from audit.report.render import write_report_files
 from audit.results import AuditResult
 from tests.report.synthetic import synthetic_scores, synthetic_studied_result
 
@@ -24,6 +25,7 @@ class Rendered:
     html: str
     pdf: Path
     fetcher: ReportOnlyFetcher
+    appendix_pdf: Path
 
 
 @pytest.fixture(scope="session")
@@ -31,7 +33,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Rendered:
     scores = synthetic_scores()
     result = synthetic_studied_result(scores)
     report = build_report(result, scores)
-    html = render_html(report)
     fetcher = ReportOnlyFetcher()
-    pdf = write_pdf(html, tmp_path_factory.mktemp("report") / "report.pdf", fetcher)
-    return Rendered(result, scores, report, html, pdf, fetcher)
+    folder = tmp_path_factory.mktemp("report")
+    html_path, pdf, appendix = write_report_files(report, folder, ["html", "pdf"], fetcher=fetcher)
+    return Rendered(result, scores, report, html_path.read_text(), pdf, fetcher, appendix)

@@ -40,7 +40,7 @@ from typing import Any
 
 from audit.gates import gate_exit_code
 from audit.report.cards import MeasureCards
-from audit.report.model import ReportModel, SummaryBlock
+from audit.report.model import ReportModel, SummaryBlock, Table
 from audit.results import (
     AuditResult,
     ComparisonRecord,
@@ -90,6 +90,7 @@ class Page:
     verdict: Text
     gates_line: Text
     gates: list[Block]
+    gate_rows: list[tuple[int, Text]]
     findings: list[Block]
     caveats: Text
 
@@ -98,6 +99,7 @@ class Page:
         out = [self.title, self.description, *self.facts, *self.models, *self.captions]
         out += [self.verdict, self.gates_line]
         out += [t for b in [*self.gates, *self.findings] for t in b.texts]
+        out += [t for _, t in self.gate_rows]
         return [*out, self.caveats]
 
     def blocks(self, heading: str) -> list[Block]:
@@ -112,6 +114,23 @@ def _block(where: str, b: SummaryBlock) -> Block:
         text=Text(f"{where}.text", b.heading, b.text),
         items=[Text(f"{where}.items[{j}]", b.heading, i) for j, i in enumerate(b.items)],
     )
+
+
+#: What a gate table's value cell adds after a worst possible value.
+WORST = " (the worst possible value)"
+
+
+def _gate_rows(table: Table | None) -> list[tuple[int, Text]]:
+    """Each row of page 1's gate table as (gate number, 'VERDICT check value [lo, hi]'),
+    the form a listed check had before the table."""
+    if table is None:
+        return []
+    rows = []
+    for j, row in enumerate(table.rows):
+        gate, check, value, _, verdict, _ = (c.text for c in row)
+        text = f"{verdict} {check} {value.removesuffix(WORST)}"
+        rows.append((int(gate), Text(f"gate_table.rows[{j}]", f"Gate {gate}", text)))
+    return rows
 
 
 def read_page(report: ReportModel) -> Page:
@@ -139,6 +158,7 @@ def read_page(report: ReportModel) -> Page:
             else "",
         ),
         gates=[_block(f"gates[{i}]", b) for i, b in enumerate(page.gates)],
+        gate_rows=_gate_rows(page.gate_table),
         findings=[_block(f"findings[{i}]", b) for i, b in enumerate(page.findings)],
         caveats=Text("caveats", "Caveats", page.caveat_text),
     )
@@ -602,8 +622,8 @@ def _overall(verdicts: Sequence[str]) -> str:
 
 def check_gates(c: Context) -> None:
     """The verdict line's tally and exit code; per gate its number and overall verdict,
-    its tally, each listed check against a verdict record of that gate, and the checks
-    'and N more' counts."""
+    its tally, each check of the gate table against a verdict record of that gate, and
+    the checks 'N more not in the table' counts."""
     verdicts = list(c.result.gate_verdicts)
     found = c.found
     tally: Counter[str] = Counter(v.verdict for v in verdicts)
@@ -672,15 +692,16 @@ def check_gates(c: Context) -> None:
         elif len(mine) > 1:
             found.missing(block.text.where, "no tally of the gate's checks")
         listed: Counter[str] = Counter()
-        for item in block.items:
+        rows = [row for number, row in c.page.gate_rows if number == gate + 1]
+        for item in [*rows, *block.items]:
             check = _search(r"^(?P<verdict>PASS|FAIL|INCONCLUSIVE) ", item)
             if check is not None:
                 listed[check.group("verdict")] += 1
                 _gate_check(c, item, [v for v in mine if v.verdict == check.group("verdict")])
                 continue
-            more = _search(rf"^and (?P<n>{NUM}) more: ", item)
+            more = _search(rf"^(?P<n>{NUM}) more not in the table: ", item)
             if more is None:
-                found.missing(item.where, "neither a check nor 'and N more'")
+                found.missing(item.where, "neither a check nor 'N more not in the table'")
                 continue
             found.expect_count(
                 item, more, "n", len(mine) - sum(listed.values()), "checks not listed"

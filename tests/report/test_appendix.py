@@ -12,7 +12,6 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from pypdf import PdfReader
 
 from audit.ids import PluginId
 from audit.report.build import build_appendix, build_report
@@ -21,12 +20,12 @@ from audit.report.formatting import MAX_DIGITS, ci_digits, fixed_digits, fmt_num
 from audit.report.index import MeasurementIndex
 from audit.report.layout import BODY_ROWS, body_rows, build_layout, shorten
 from audit.report.model import Cell, ReportModel, Table
-from audit.report.pdf import write_pdf
-from audit.report.render import render_html
+from audit.report.render import render_html, write_report_files
 from audit.report.variants import _option_value
 from audit.results import AuditResult, MeasureSeries, UnitRecord
 from audit.results_io import read_results, read_scores
 from tests.report.conftest import Rendered
+from tests.report.test_signed_document import check_signed, written_reports
 
 N_EXTRA_MODELS = 30
 N_CORRELATIONS = 150
@@ -345,28 +344,9 @@ def test_a_phone_names_the_model_of_each_p_cell(rendered: Rendered) -> None:
 # ------------------------------------------------------------- the committed examples
 
 EXAMPLES = Path(__file__).parents[2] / "docs" / "examples"
+
+
 #: The most pages a committed example's body (everything before the Appendix) may have.
-BODY_PAGES = 12
-
-
-def body_pages(pdf: Path) -> int:
-    """Pages before the one where the 'Appendix' heading (a PDF bookmark) starts."""
-    reader = PdfReader(pdf)
-
-    def marks(items: list) -> list[tuple[str, int]]:  # type: ignore[type-arg]
-        found: list[tuple[str, int]] = []
-        for item in items:
-            if isinstance(item, list):
-                found += marks(item)
-            else:
-                found.append((str(item.title), reader.get_destination_page_number(item)))
-        return found
-
-    starts = [page for title, page in marks(reader.outline) if title.strip() == "Appendix"]
-    assert starts, "no Appendix heading in the PDF"
-    return starts[0]
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
@@ -376,16 +356,19 @@ def body_pages(pdf: Path) -> int:
         "intrinsic-vs-extrinsic",
         "meta-evaluation",
         "posthoc-debiasing",
+        "chat-template/raw",
     ],
 )
-def test_committed_examples_have_a_body_of_at_most_12_pages(name: str, tmp_path: Path) -> None:
-    """At most 12 pages, whatever the example holds (debiasing-downstream: debiased
-    variants, an extrinsic task, its correlations and the literature together)."""
+def test_committed_examples_sign_a_document_of_at_most_12_pages(name: str, tmp_path: Path) -> None:
+    """The signed report.pdf (page 1 with its sign-off, and the body) has at most 12
+    pages whatever the example holds (debiasing-downstream: debiased variants, an
+    extrinsic task, its correlations and the literature together); the appendix is its
+    own file, whose sha256 page 1 prints."""
     folder = EXAMPLES / name
     result = read_results(folder / "results.json")
-    html = render_html(build_report(result, read_scores(folder, result)))
-    pdf = write_pdf(html, tmp_path / "report.pdf")
-    assert 0 < body_pages(pdf) <= BODY_PAGES, name
+    report = build_report(result, read_scores(folder, result))
+    write_report_files(report, tmp_path, ["html", "pdf"])
+    check_signed(written_reports(tmp_path))
 
 
 def test_a_phone_names_each_p_of_the_correlation_table(rendered: Rendered) -> None:

@@ -11,8 +11,9 @@ from pypdf import PdfReader
 
 from audit.report.build import build_report
 from audit.report.formatting import fmt_date, fmt_estimate
-from audit.report.gate_summary import page_one_gates
+from audit.report.gate_summary import page_one_gate_table, page_one_gates
 from audit.report.index import MeasurementIndex
+from audit.report.model import Table
 from audit.report.page_one import FINGERPRINT_DIGITS
 from audit.report.pdf import write_pdf
 from audit.report.render import render_html
@@ -61,24 +62,31 @@ def test_page_one_caveat_count_is_the_sections_count(rendered: Rendered) -> None
     assert int(count) == listed
 
 
+def _rows(table: Table | None) -> list[list[str]]:
+    assert table is not None
+    return [[c.text for c in row] for row in table.rows]
+
+
 def test_every_gate_check_is_on_page_one_until_many_pass(rendered: Rendered) -> None:
     result = rendered.result
     index = MeasurementIndex(result)
     verdicts = list(result.gate_verdicts)
-    blocks = page_one_gates(index, verdicts, limit=len(verdicts))
-    listed = [i for b in blocks for i in b.items]
-    assert len(listed) == len(verdicts)
-    assert all(i.split()[0] in {"PASS", "FAIL", "INCONCLUSIVE"} for i in listed)
+    rows = _rows(page_one_gate_table(index, verdicts, limit=len(verdicts)))
+    assert len(rows) == len(verdicts)
+    assert {row[4] for row in rows} <= {"PASS", "FAIL", "INCONCLUSIVE"}
+    # one more than the limit: shown, never hidden behind "1 more"
+    assert len(_rows(page_one_gate_table(index, verdicts, limit=len(verdicts) - 1))) == len(
+        verdicts
+    )
     # With room for fewer, the worst are listed (failing, then inconclusive, then passing)
     # and the rest are counted by verdict under their gate, never dropped silently.
-    kept = page_one_gates(index, verdicts, limit=3)
-    items = [i for b in kept for i in b.items]
-    listed_now = [i for i in items if not i.startswith("and ")]
-    assert len(listed_now) == 3
+    kept = _rows(page_one_gate_table(index, verdicts, limit=3))
+    assert len(kept) == 3
     failing = [v for v in verdicts if v.verdict == "FAIL"]
-    assert len(failing) >= 3 and all(i.startswith("FAIL ") for i in listed_now)
-    counted = sum(int(n) for i in items for n in re.findall(r"^and (\d+) more: ", i))
-    assert len(listed_now) + counted == len(verdicts)
+    assert len(failing) >= 3 and all(row[4] == "FAIL" for row in kept)
+    items = [i for b in page_one_gates(index, verdicts, limit=3) for i in b.items]
+    counted = sum(int(n) for i in items for n in re.findall(r"^(\d+) more not in the table", i))
+    assert len(kept) + counted == len(verdicts)
     counted_fail = sum(int(n) for i in items for n in re.findall(r"(\d+) FAIL", i))
     assert counted_fail == len(failing) - 3
 
@@ -88,23 +96,35 @@ def test_page_one_fits_one_pdf_page(rendered: Rendered) -> None:
     reader = PdfReader(rendered.pdf)
     one = " ".join((reader.pages[0].extract_text() or "").split())
     two = " ".join((reader.pages[1].extract_text() or "").split())
-    assert "listed under Caveats" in one
+    assert "listed under Caveats" in one and "Sign-off." in one and "Signature" in one
     assert "Summary in detail" not in one and "Summary in detail" in two
     report = rendered.report.summary.page_one
     assert report is not None
     for block in report.gates:
         assert block.heading in one
-        assert " ".join(block.items[0].split()[:3]) in one  # the worst check of each gate
+    worst = _rows(report.gate_table)[0]  # the worst check, with what its gate requires
+    assert " ".join(worst[2:4]) in one
 
 
-def test_gate_checks_list_the_worst_first() -> None:
+def test_gate_checks_list_the_worst_first_in_a_table() -> None:
     report = build_report(demo_like())
-    gate2 = report.summary.page_one.gates[1] if report.summary.page_one else None
-    assert gate2 is not None and gate2.heading == "Gate 2: FAIL."
-    assert gate2.items[0] == "FAIL women 0.250 [0.220, 0.290]"
-    assert gate2.items[1].startswith("FAIL mental disability")
-    assert [i.split()[0] for i in gate2.items] == ["FAIL", "FAIL", "INCONCLUSIVE", "INCONCLUSIVE"]
+    page = report.summary.page_one
+    assert page is not None
+    gate2 = page.gates[1]
+    assert gate2.heading == "Gate 2: FAIL." and not gate2.items
     assert "4 checks: 0 pass, 2 fail, 2 inconclusive" in gate2.text
+    rows = [row for row in _rows(page.gate_table) if row[0] == "2"]
+    assert rows[0][1:] == [
+        "women",
+        "0.250 [0.220, 0.290]",
+        "at least 0.5",
+        "FAIL",
+        "the whole interval lies below 0.5",
+    ]
+    assert rows[1][1] == "mental disability"
+    assert [row[4] for row in rows] == ["FAIL", "FAIL", "INCONCLUSIVE", "INCONCLUSIVE"]
+    # each check is judged against its own gate's threshold, not the measure's ideal
+    assert all("0.5" in row[5] for row in rows)
 
 
 def test_every_dataset_has_its_sentence_on_page_one() -> None:
@@ -115,6 +135,11 @@ def test_every_dataset_has_its_sentence_on_page_one() -> None:
 
     example = Path(__file__).resolve().parents[2] / "docs/examples/posthoc-debiasing"
     block = _block(render_html(build_report(read_results(example / "results.json"))))
-    for heading in ("CrowS-Pairs (105 pairs).", "StereoSet (79 pairs).", "BBQ (300 questions)."):
+    # a sample is said as one: n of the file's rows
+    for heading in (
+        "CrowS-Pairs (105 of 1,508 pairs).",
+        "StereoSet (79 of 4,229 pairs).",
+        "BBQ (300 of 11,956 questions).",
+    ):
         assert heading in block, heading
     assert "BBQ bias score s_AMB, ideal 0" in block
