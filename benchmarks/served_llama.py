@@ -33,6 +33,7 @@ import numpy as np
 from common import REPO, RESULTS, SHARED, SMOLLM2
 
 from audit.data.loader import load_dataset
+from audit.models.chat_template import tokenizer_chat
 from audit.models.load import load_model
 from audit.models.resolve import resolve_model
 from audit.scoring.causal import causal_log_likelihoods
@@ -43,7 +44,6 @@ from audit.serving.prompt_logprobs import (
     probe_alignment,
     served_log_likelihoods,
 )
-from audit.serving.served_model import gguf_bos_text
 from audit.spec.dataset_request import dataset_request
 from audit.spec.loader import load_spec
 from audit.spec.models import ModelSpec
@@ -87,7 +87,7 @@ def main() -> None:
     resolved = resolve_model(spec, cache_dir=args.cache_dir)
     assert resolved.gguf_file is not None
     gguf = resolved.directory / resolved.gguf_file
-    bos = gguf_bos_text(gguf)
+    bos = tokenizer_chat(gguf).bos_text
     runs: dict[int, dict[str, Any]] = {}
     served_scores = []
     with (

@@ -11,16 +11,16 @@ says so for the run to show.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from audit.atomic_write import write_text_atomic
+from audit.models.chat_template import tokenizer_chat
 from audit.models.prepared import PreparedModel
 from audit.models.resolved import ResolvedModel
 from audit.models.served import SERVED_DEVICE, SERVED_PRECISION, ServedFacts
@@ -286,31 +286,6 @@ def prepare_served(spec: ModelSpec, cache_dir: Path) -> PreparedModel:
     )
 
 
-def gguf_bos_text(gguf: Path) -> str:
-    """The text of a GGUF model's BOS token as its tokenizer spells it (e.g. SmolLM2's
-    '<|im_start|>'), read from the file's vocabulary alone; '' when it has none."""
-    import llama_cpp
-
-    with _quiet_stderr():  # llama.cpp's C code writes context warnings to fd 2
-        vocab = llama_cpp.Llama(str(gguf), vocab_only=True, verbose=False)
-    bos = vocab.token_bos()
-    if bos < 0:
-        return ""
-    return vocab.detokenize([bos], special=True).decode("utf-8", errors="replace")
-
-
-@contextlib.contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 2)
-            yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-
-
 #: The model name a local llama.cpp server is started with.
 LOCAL_ALIAS = "local"
 
@@ -327,7 +302,7 @@ def start_local_backend(model: PreparedModel, cache_dir: Path) -> ServedModel:
     threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     server = start_llama_server(gguf, alias=LOCAL_ALIAS, log=log, n_ctx=1024, threads=threads)
     try:
-        bos_text = gguf_bos_text(gguf)
+        bos_text = tokenizer_chat(gguf).bos_text  # the GGUF's own BOS token text
         settings = EndpointSettings(base_url=server.base_url, model=LOCAL_ALIAS, in_flight=2)
         client = CompletionClient(settings)
         probe = probe_alignment(client, bos_text)
