@@ -117,7 +117,8 @@ def main() -> None:
         out = Path(tmp)
         scores = synthetic_scores()
         scores.to_parquet(out / "scores.parquet", index=False)
-        html, pdf = write_reports(synthetic_studied_result(scores), out, formats=["html", "pdf"])
+        written = write_reports(synthetic_studied_result(scores), out, formats=["html", "pdf"])
+        html, pdf = written[0], written[1]  # report.html, the signed report.pdf
         screenshot(html, IMAGES / "report-desktop.png", (1280, 1000))
         screenshot(html, IMAGES / "report-desktop-gates.png", (1280, 1000), "gates")
         screenshot(html, IMAGES / "report-phone.png", (390, 1100), "gates")
