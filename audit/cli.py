@@ -461,7 +461,14 @@ def compare(
             typer.echo(f"warning: {warning}", err=True)
         _writing_report()
         written = write_comparison(report, folder, formats=["html", "pdf"])
-        summary = report.summary[:1]
+        summary = [
+            f"What changed, {change.title[0].lower()}{change.title[1:]}: "
+            + "; ".join(change.lines or ["nothing listed"])
+            + "."
+            for change in report.changes
+        ]
+        summary += [f"The runs: {'; '.join(report.run_changes)}."] if report.run_changes else []
+        summary += report.summary[:1]
         if report.mismatches:
             n = len(report.mismatches)
             summary.append(

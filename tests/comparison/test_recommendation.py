@@ -124,6 +124,8 @@ def test_the_cli_prints_the_recommendation_and_refuses_a_bad_limit(tmp_path: Pat
     done = runner.invoke(app, [*args, "--detect", "bias_score=20"])
     assert done.exit_code == 0, done.output
     line = next(x for x in done.output.splitlines() if x.startswith("Recommendation: "))
+    changed = next(x for x in done.output.splitlines() if x.startswith("What changed, "))
+    assert changed.startswith("What changed, candidate 'gpt2' against baseline 'gpt2': ")
     html = (tmp_path / "cmp" / "comparison.html").read_text()
     assert 'id="what-changed"' in html and 'id="recommendation"' in html
     assert html.index('id="what-changed"') < html.index('id="recommendation"')
