@@ -77,6 +77,7 @@ def test_two_runs_on_one_cache_at_once_share_the_work(tmp_path: Path) -> None:
     save_tiny_bert(tmp_path / "model")
     (tmp_path / "spec.yaml").write_text(SPEC)
     (tmp_path / "pairs.csv").write_text(PAIRS)
+    (tmp_path / "data").mkdir()  # --data-dir must exist (the spec reads its own file)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     runs = [
         subprocess.Popen(

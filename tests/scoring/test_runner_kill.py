@@ -35,6 +35,7 @@ def test_a_killed_run_resumes_from_its_last_committed_batch(tmp_path: Path) -> N
     save_tiny_bert(tmp_path / "model")
     (tmp_path / "spec.yaml").write_text(SMALL_BATCHES)
     (tmp_path / "pairs.csv").write_text(PAIRS)
+    (tmp_path / "data").mkdir()  # --data-dir must exist (the spec reads its own file)
     log = tmp_path / "faults.log"
     straight = _run(tmp_path, "straight", "cache1", AUDIT_FAULT_LOG=str(log))
     assert straight.returncode == 0, straight.stdout + straight.stderr
