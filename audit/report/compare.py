@@ -91,7 +91,7 @@ def _run_view(role: str, path: str, result: AuditResult) -> RunView:
     )
 
 
-def _summary(comparison: RunComparison) -> list[str]:
+def _summary(comparison: RunComparison, cards: MeasureCards) -> list[str]:
     pairs, records = comparison.pairs, comparison.all_records()
     if not records:
         return [
@@ -105,7 +105,6 @@ def _summary(comparison: RunComparison) -> list[str]:
         + tally(records)
         + "."
     ]
-    cards = MeasureCards.of(comparison.baseline, comparison.candidate)
     lines += [f"Moved: {line}." for line in moved_words(records, cards)]
     n_mismatch = len(comparison.mismatches)
     lines.append(
@@ -205,7 +204,7 @@ def build_comparison(
         changes=_change_views(comparison),
         run_changes=comparison.changes.runs,
         unpaired=comparison.changes.unpaired,
-        summary=_summary(comparison) + _untested_note(comparison),
+        summary=_summary(comparison, cards) + _untested_note(comparison),
         recommendation=recommendation_line(comparison.recommendation, cards),
         decision=comparison.recommendation.decision,
         mismatches=comparison.mismatches,
