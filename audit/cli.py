@@ -3,23 +3,34 @@
 User errors (bad spec, bad data file, unknown name, unreachable model, a path that cannot
 be read or written) print a short message and exit 2; bugs keep their traceback. Ctrl-C
 and SIGTERM print one line saying what was saved and exit 130 / 143 (`main`). `run` and
-`compare` end with a summary: the verdict, what the exit code means and which file to open.
+`compare` (`audit.cli_compare`) end with a summary: the verdict, what the exit code means
+and which file to open (`audit.cli_output`); shared arguments are in `audit.cli_options`.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import sys
 import time
-from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from audit.cli_compare import compare
+from audit.cli_options import (
+    CacheDirOpt,
+    DataDirOpt,
+    Device,
+    DeviceOpt,
+    ExecutorName,
+    Kind,
+    OutOpt,
+    SpecArg,
+    cache_folder,
+)
+from audit.cli_output import count, echo_summary, user_errors, writing_report
 from audit.errors import AuditUserError
 
 if TYPE_CHECKING:
@@ -36,86 +47,6 @@ app = typer.Typer(
     "sentences with each model, compute bias measures with confidence intervals, judge "
     "release gates and write a report.",
 )
-
-T = TypeVar("T")
-
-
-class Device(StrEnum):
-    auto = "auto"
-    cpu = "cpu"
-    cuda = "cuda"
-
-
-class ExecutorName(StrEnum):
-    in_process = "in-process"
-    ray = "ray"
-
-
-class Kind(StrEnum):
-    datasets = "datasets"
-    scorers = "scorers"
-    measures = "measures"
-    variants = "variants"
-    extrinsic = "extrinsic"
-    task_datasets = "task-datasets"
-
-
-SpecArg = Annotated[
-    Path, typer.Argument(metavar="SPEC", help="The audit spec (a YAML file).", show_default=False)
-]
-OutOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--out",
-        metavar="DIR",
-        help="The folder to write into (default: the spec's report.out_dir, else "
-        "reports/<spec name>).",
-    ),
-]
-DataDirOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--data-dir",
-        metavar="DIR",
-        envvar="AUDIT_DATA_DIR",
-        help="A folder holding the built-in datasets (one subfolder each, as in "
-        "shared/data); without it they are read from the cache or downloaded.",
-    ),
-]
-CacheDirOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--cache-dir",
-        metavar="DIR",
-        envvar="AUDIT_CACHE_DIR",
-        help="The cache of models, datasets and scores (default: ~/.cache/bias-audit).",
-    ),
-]
-DeviceOpt = Annotated[
-    Device,
-    typer.Option("--device", help="Where the models run; auto picks a GPU when there is one."),
-]
-
-
-def _user_errors(action: Callable[[], T]) -> T:
-    """Run a command's work; a user error, or an operating-system error on a path
-    (`audit.path_errors`), prints one line and exits 2. A command that fails leaves no
-    output folder it created empty behind (`audit.output_check`)."""
-    from audit.output_check import unused_output_dirs_removed
-    from audit.path_errors import user_error
-
-    try:
-        with unused_output_dirs_removed():
-            return action()
-    except AuditUserError as error:
-        typer.echo(f"error: {error}", err=True)
-        raise typer.Exit(error.exit_code) from None
-    except OSError as os_error:
-        translated = user_error(os_error)
-        if translated is None:
-            raise
-        typer.echo(f"error: {translated}", err=True)
-        raise typer.Exit(translated.exit_code) from None
 
 
 def _show_version(value: bool) -> None:
@@ -148,13 +79,6 @@ def _main(
     run the same command again to resume)."""
 
 
-def _cache_dir(value: Path | None) -> Path:
-    if value is not None:
-        return value.expanduser()
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
-    return base / "bias-audit"
-
-
 @app.command(short_help="Check a spec and report every problem in it.")
 def validate(spec: SpecArg) -> None:
     """Check a spec without running it.
@@ -164,11 +88,11 @@ def validate(spec: SpecArg) -> None:
     are printed but do not fail the check."""
     from audit.spec.loader import load_spec
 
-    loaded = _user_errors(lambda: load_spec(spec))
+    loaded = user_errors(lambda: load_spec(spec))
     for warning in loaded.warnings:
         typer.echo(warning.format(), err=True)
     models, datasets = len(loaded.spec.models), len(loaded.spec.datasets)
-    typer.echo(f"{spec}: ok ({_count(models, 'model')}, {_count(datasets, 'dataset')})")
+    typer.echo(f"{spec}: ok ({count(models, 'model')}, {count(datasets, 'dataset')})")
 
 
 @app.command(short_help="Print the JSON Schema of the spec.")
@@ -209,7 +133,7 @@ def list_plugins(
     registered it (docs/plugins.md)."""
     from audit.listing import describe_registry
 
-    text = _user_errors(lambda: describe_registry(kind.value if kind else None, verbose=verbose))
+    text = user_errors(lambda: describe_registry(kind.value if kind else None, verbose=verbose))
     typer.echo(text)
 
 
@@ -254,7 +178,7 @@ def plan(
         loaded = load_spec(spec)
         settings = RunSettings(
             out_dir=Path("."),
-            cache_dir=_cache_dir(cache_dir),
+            cache_dir=cache_folder(cache_dir),
             data_dir=check_data_dir(data_dir),
             device=device.value,
         )
@@ -272,7 +196,7 @@ def plan(
         times = describe_times(estimates, str(calibrator.cache.path))
         return "\n".join([describe_plan(plan, cache), *times])
 
-    typer.echo(_user_errors(action))
+    typer.echo(user_errors(action))
 
 
 @app.command(short_help="Run an audit and write its results and report.")
@@ -326,7 +250,7 @@ def run(
         out_dir = out or Path(loaded.spec.report.out_dir or Path("reports") / loaded.spec.name)
         settings = RunSettings(
             out_dir=out_dir.expanduser(),
-            cache_dir=_cache_dir(cache_dir),
+            cache_dir=cache_folder(cache_dir),
             data_dir=check_data_dir(data_dir),
             device=device.value,
         )
@@ -353,13 +277,13 @@ def run(
         code = gate_exit_code(verdicts)
         return paths, outcome.result, gate_summary(verdicts, code), code
 
-    paths, result, summary, code = _user_errors(action)
+    paths, result, summary, code = user_errors(action)
     typer.echo("Written:", err=True)
     for path in paths:
         typer.echo(str(path))
     # the numbers, then the gates, next to the verdict (stdout keeps only the paths)
     print_run_tables(result, sys.stderr)
-    _echo_summary(summary, paths)
+    echo_summary(summary, paths)
     raise typer.Exit(code)
 
 
@@ -378,115 +302,7 @@ def _executor(execution: ExecutionSpec, name: ExecutorName | None, address: str 
     return executor_for(execution)
 
 
-def _echo_summary(summary: list[str], paths: list[Path]) -> None:
-    """The closing lines: the verdict, the exit code's meaning, the file to open."""
-    reports = [p for p in paths if p.suffix in (".html", ".pdf")]
-    typer.echo("", err=True)
-    for line in summary:
-        typer.echo(line, err=True)
-    if reports:
-        typer.echo(f"Open {reports[0]} to read the report.", err=True)
-
-
-def _count(n: int, noun: str) -> str:
-    plural = "es" if noun.endswith(("s", "sh", "ch", "x")) else "s"
-    return f"{n} {noun}{'' if n == 1 else plural}"
-
-
-@app.command(short_help="Compare two runs and write a comparison report.")
-def compare(
-    baseline: Annotated[
-        Path, typer.Argument(metavar="BASELINE", help="The results.json of the baseline run.")
-    ],
-    candidate: Annotated[
-        Path, typer.Argument(metavar="CANDIDATE", help="The results.json of the candidate run.")
-    ],
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out", metavar="DIR", help="The folder to write into (default: reports/compare)."
-        ),
-    ] = None,
-    pair: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--pair",
-            metavar="CANDIDATE=BASELINE",
-            help="Compare the candidate run's model CANDIDATE with the baseline run's model "
-            "BASELINE (e.g. a variant with its base); repeat for more pairs. Default: each "
-            "model with the model of the same id (or the only model of each run); models "
-            "no --pair names are still paired by id.",
-            show_default=False,
-        ),
-    ] = None,
-    detect: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--detect",
-            metavar="MEASURE=CHANGE",
-            help="The smallest change of MEASURE (in its own units) the comparison must be "
-            "able to detect before 'no detectable change' counts towards adopting; repeat "
-            "for more measures. Default: 5 points for the percentage measures, 0.05 for the "
-            "safety score and BBQ, 0.2 for SEAT; none for a plug-in measure.",
-            show_default=False,
-        ),
-    ] = None,
-) -> None:
-    """Compare a candidate run with a baseline run, side by side.
-
-    For each measure both runs computed for a model pair: both values, the paired
-    difference with its confidence interval and test (on the items both runs scored,
-    read from the scores.parquet beside each results.json), and what moved: closer to
-    the ideal, further from the ideal, changed (not detectably closer or further) or no
-    detectable change. It opens with what changed between the paired models' runs and
-    ends with one recommendation: adopt, do not adopt, or cannot tell (when the items in
-    common are too few to detect the stated change). Writes comparison.html and
-    comparison.pdf and ends with a summary; the exit code is 0 (compare judges no
-    gates), 2 for a user error or when nothing can be compared (no model pair measured
-    on a shared dataset with a shared scorer and measure)."""
-    from audit.comparison.detection_limits import parse_limit
-    from audit.comparison.matching import parse_pair
-    from audit.output_check import check_output_dir
-    from audit.report.compare import read_comparison, write_comparison
-    from audit.studies import RunComparisonTests
-
-    def action() -> tuple[list[Path], list[str]]:
-        pairs = [parse_pair(text) for text in pair or []]
-        limits = [parse_limit(text) for text in detect or []]
-        tests = RunComparisonTests()
-        report = read_comparison(baseline, candidate, paired_test=tests, pairs=pairs, limits=limits)
-        folder = out or Path("reports/compare")
-        check_output_dir(folder)
-        for warning in report.unread:
-            typer.echo(f"warning: {warning}", err=True)
-        _writing_report()
-        written = write_comparison(report, folder, formats=["html", "pdf"])
-        summary = [
-            f"What changed, {change.title[0].lower()}{change.title[1:]}: "
-            + "; ".join(change.lines or ["nothing listed"])
-            + "."
-            for change in report.changes
-        ]
-        summary += [f"The runs: {'; '.join(report.run_changes)}."] if report.run_changes else []
-        summary += report.summary[:1]
-        if report.mismatches:
-            n = len(report.mismatches)
-            summary.append(
-                f"{_count(n, 'mismatch')} between the runs (datasets, items or settings): "
-                "read them in the report before the numbers."
-            )
-        if report.unpaired:
-            summary += [f"{line[:1].upper()}{line[1:]}." for line in report.unpaired]
-        summary.append(report.recommendation)
-        return written, summary
-
-    written, summary = _user_errors(action)
-    typer.echo("Written:", err=True)
-    for path in written:
-        typer.echo(str(path))
-    _echo_summary(
-        [*summary, "Exit code 0: the comparison was written (compare judges no gates)."], written
-    )
+app.command(short_help="Compare two runs and write a comparison report.")(compare)
 
 
 @app.command(short_help="Redraw the report of an earlier run.")
@@ -511,7 +327,7 @@ def render(
             typer.echo(f"warning: {warning}", err=True)
         folder = out or results.parent
         check_output_dir(folder)
-        _writing_report()
+        writing_report()
         return write_reports(
             result,
             folder,
@@ -519,20 +335,12 @@ def render(
             scores_dir=results.parent,
         )
 
-    written = _user_errors(action)
+    written = user_errors(action)
     for path in written:
         typer.echo(str(path))
     reports = [p for p in written if p.suffix in (".html", ".pdf")]
     if reports:
         typer.echo(f"Open {reports[0]} to read the report.", err=True)
-
-
-def _writing_report() -> None:
-    """Tell the run's record that the report is being written (for an interrupt's line)."""
-    from audit.run_progress import current
-
-    if (record := current()) is not None:
-        record.stage = "report"
 
 
 def main() -> None:
