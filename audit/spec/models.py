@@ -1,4 +1,7 @@
-"""Pydantic models of an audit spec (`spec_version: 1`). Every field is documented here.
+"""Pydantic models of an audit spec (`spec_version: 1`). Every field is documented here or
+in the module that declares it: `datasets:` in `dataset_spec.py`, the studies' settings in
+`study_settings.py`, models in `audit.models.sources`, variants and extrinsic tasks in their
+packages' `settings`; this module gathers them into `AuditSpec`.
 
 Validation that needs the plug-in registries (scorer / measure names and their options,
 dataset names and filters) lives in `audit.spec.checks`, so these models stay plain data.
@@ -9,7 +12,6 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -18,7 +20,6 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from audit.data.request import DEFAULT_HARMFUL_LABELS
 from audit.extrinsic.settings import ExtrinsicSpec
 from audit.ids import PluginId, label_of
 from audit.lm_quality.settings import HeldOutTextSpec, LmQualitySpec
@@ -34,11 +35,18 @@ from audit.models.sources import (
     Strict,
 )
 from audit.results import Gate
+from audit.spec.dataset_spec import ColumnMap, DatasetSpec
+from audit.spec.problems import format_number
+from audit.spec.study_settings import ComparisonSpec, CorrelationSpec, RobustnessSpec, SamplingRate
 from audit.variants.settings import CorpusSpec, LoraSpec, TrainingSpec, VariantSpec
 
 __all__ = [
     "ID_PATTERN",
+    "ColumnMap",
+    "ComparisonSpec",
     "CorpusSpec",
+    "CorrelationSpec",
+    "DatasetSpec",
     "EndpointSource",
     "ExtrinsicSpec",
     "GGUFSource",
@@ -50,80 +58,12 @@ __all__ = [
     "ModelSpec",
     "PathSource",
     "PipSource",
+    "RobustnessSpec",
+    "SamplingRate",
     "Strict",
     "TrainingSpec",
     "VariantSpec",
 ]
-
-
-# ------------------------------------------------------------------------- datasets
-
-
-class ColumnMap(Strict):
-    """Which columns of a user file hold what. Pairs need stereotype and anti_stereotype;
-    labelled sets need text and label (toxicity and group optional)."""
-
-    id: str | None = Field(None, description="Item id column; default: the 0-based row.")
-    stereotype: str | None = Field(None, description="Pairs: the more stereotypical sentence.")
-    anti_stereotype: str | None = Field(
-        None, description="Pairs: the less stereotypical (anti-stereotypical) sentence."
-    )
-    unrelated: str | None = Field(None, description="Pairs: an optional unrelated sentence.")
-    bias_type: str | None = Field(
-        None, description="Pairs: the bias type of each pair; default 'unspecified'."
-    )
-    text: str | None = Field(None, description="Labelled: the sentence.")
-    label: str | None = Field(
-        None, description="Labelled: harmful or benign (see `harmful_labels`)."
-    )
-    toxicity: str | None = Field(
-        None, description="Labelled: toxicity score > 0; default 1 for every row."
-    )
-    group: str | None = Field(
-        None, description="Labelled: target group(s), several separated by ';'."
-    )
-
-
-class DatasetSpec(Strict):
-    """A built-in dataset by name, or a user file (`path` + `kind` + `columns`)."""
-
-    name: str = Field(
-        description="Built-in name (see `audit list datasets`) or a name of your own; "
-        "unique within the spec."
-    )
-    kind: Literal["pairs", "labelled"] | None = Field(
-        None, description="Shape of a user file; built-ins know their own."
-    )
-    path: str | None = Field(
-        None,
-        description="A user file, or an explicit copy of a built-in's file; relative paths "
-        "are read from the spec file's folder, '~' is expanded.",
-    )
-    format: Literal["csv", "json", "jsonl", "tsv"] | None = Field(
-        None, description="File format; inferred from the extension."
-    )
-    columns: ColumnMap | None = Field(None, description="Column mapping for a user file.")
-    harmful_labels: list[str] = Field(
-        default_factory=lambda: list(DEFAULT_HARMFUL_LABELS),
-        description="Label values (case-insensitive) that mean harmful in a user labelled file.",
-    )
-    bias_types: list[str] | None = Field(None, description="Keep only these bias types.")
-    groups: list[str] | None = Field(None, description="Keep only these target groups.")
-    limit: int | None = Field(
-        None, gt=0, strict=True, description="Keep the first N items (after the filters)."
-    )
-    sample: int | None = Field(
-        None,
-        gt=0,
-        strict=True,
-        description="Keep a random sample of N items (after the filters), drawn with the "
-        "spec's `seed` and kept in file order; not with `limit`.",
-    )
-    options: dict[str, str | int | bool] = Field(
-        default_factory=dict,
-        description="Built-in specific options, e.g. stereoset {part: intersentence}, "
-        "winobias {type: 1, split: test}.",
-    )
 
 
 # ------------------------------------------------------------------ scorers/measures
@@ -182,89 +122,6 @@ class ScorerSelection(Strict):
         return [plugin_ref(v) for v in value] if isinstance(value, list) else value
 
 
-def _sampling_rate(value: float) -> float:
-    if not 0 < value <= 1:
-        raise PydanticCustomError(
-            "sampling_rate",
-            "a sampling rate is the share of items drawn, so it must lie in (0, 1]",
-            {"got": _num(value), "expected": "a number above 0 and at most 1, e.g. 0.5"},
-        )
-    return value
-
-
-SamplingRate = Annotated[
-    float,
-    AfterValidator(_sampling_rate),
-    Field(json_schema_extra={"exclusiveMinimum": 0, "maximum": 1}),
-]
-
-
-class RobustnessSpec(Strict):
-    """The subsampling study of Liu 2024 (METHODS.md section 4)."""
-
-    rates: list[SamplingRate] = Field(
-        default_factory=lambda: [0.3, 0.4, 0.5, 0.6, 0.7, 0.8],
-        min_length=1,
-        description="Sampling rates in (0, 1].",
-    )
-    repeats: int = Field(20, ge=1, le=10_000, description="Seeded draws per rate.")
-    agreement: float = Field(
-        0.95, gt=0, le=1, description="Share of draws that must agree for 'robust'."
-    )
-    seed: int | None = Field(None, description="Seed of the draws; default: the spec's seed.")
-
-
-class CorrelationSpec(Strict):
-    """How the correlation between measures across models is tested (METHODS.md section 4)."""
-
-    correction: Literal["holm", "bh"] = Field(
-        default="holm",
-        description="Multiple-comparison correction of each family of correlation tests: "
-        "'holm' (Holm step-down, family-wise error rate) or 'bh' (Benjamini-Hochberg, false "
-        "discovery rate).",
-    )
-    failed_dev_check: Literal["exclude", "keep"] = Field(
-        default="exclude",
-        description="Extrinsic values of models whose fine-tuning failed the task's dev check: "
-        "'exclude' leaves them out of the correlations (and the report names them); 'keep' "
-        "correlates them too (they measure an unlearned task).",
-    )
-    effect_size: float = Field(
-        default=0.5,
-        gt=0,
-        lt=1,
-        description="The correlation a study must be able to detect to be called conclusive, "
-        "as a population Kendall tau (0.5: a strong association, Pearson about 0.71 for "
-        "normal data; Kaneko et al. 2022 report tau up to 0.53). A table whose test has "
-        "less than `power` at this tau says it could not have detected it.",
-    )
-    power: float = Field(
-        default=0.8,
-        gt=0,
-        lt=1,
-        description="The power at `effect_size` a conclusive correlation table needs.",
-    )
-
-
-class ComparisonSpec(Strict):
-    """How paired comparisons (a variant against its base, two models) are judged."""
-
-    correction: Literal["holm", "bh"] = Field(
-        default="holm",
-        description="Multiple-comparison correction over each family of comparisons (the "
-        "variants against their base; the ratio models against theirs; the models against "
-        "each other): 'holm' (family-wise error rate) or 'bh' (Benjamini-Hochberg, false "
-        "discovery rate). Page 1 counts the verdicts after it.",
-    )
-    power: float = Field(
-        default=0.8,
-        gt=0,
-        lt=1,
-        description="The power at which each comparison's smallest detectable difference "
-        "is stated.",
-    )
-
-
 class ReportSpec(Strict):
     """What to write and where."""
 
@@ -296,7 +153,10 @@ class GateSpec(Strict):
             raise PydanticCustomError(
                 "gate_band",
                 "`within` is a band [low, high] and needs low <= high",
-                {"got": f"[{_num(value[0])}, {_num(value[1])}]", "expected": "low <= high"},
+                {
+                    "got": f"[{format_number(value[0])}, {format_number(value[1])}]",
+                    "expected": "low <= high",
+                },
             )
         return value
 
@@ -312,17 +172,16 @@ class GateSpec(Strict):
             raise PydanticCustomError(
                 "gate_band",
                 "`min` is above `max`, so no value can pass",
-                {"got": f"min {_num(self.min)}, max {_num(self.max)}", "expected": "min <= max"},
+                {
+                    "got": f"min {format_number(self.min)}, max {format_number(self.max)}",
+                    "expected": "min <= max",
+                },
             )
         return self
 
     def to_gate(self) -> Gate:
         """The gate as results.json records it (band resolved)."""
         return Gate.of(**self.model_dump())
-
-
-def _num(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
 
 
 class ExecutionSpec(Strict):
