@@ -13,6 +13,7 @@ from audit.report.formatting import (
     fmt_p,
     fmt_pct,
     group_name,
+    lower_first,
     plain,
     plural,
     upper_first,
@@ -274,6 +275,27 @@ def headline_sentence(index: MeasurementIndex, dataset: str) -> SummaryBlock | N
     text = f"{upper_first(lead or index.cards.name(measure))}: {text}"
     if ideal is not None and values:
         text += " " + _side_words(values, ideal)
+    for gate_number, side, bound in _gate_bounds(index, dataset, measure):
+        if values and bound != ideal:
+            where = _side_words(values, bound)
+            text += f" Against gate {gate_number}'s {side} {fmt_bound(bound)}: {lower_first(where)}"
     if n_variants:
         text += f" The {plural(n_variants, 'value')} of variants are in their own section."
     return SummaryBlock(heading=block.heading, text=text)
+
+
+def _gate_bounds(
+    index: MeasurementIndex, dataset: str, measure: PluginId
+) -> list[tuple[int, str, float]]:
+    """The bounds of the gates judged on this dataset's headline measure over all items
+    (gate number, 'minimum' or 'maximum', bound), each once: page 1 says where the
+    intervals lie against what a gate requires, not only against the ideal value."""
+    bounds: dict[tuple[int, str, float], None] = {}
+    for v in index.result.gate_verdicts:
+        if v.dataset != dataset or v.measure != measure or v.group != "all":
+            continue
+        if v.low is not None:
+            bounds[(v.gate_index + 1, "minimum", v.low)] = None
+        if v.high is not None:
+            bounds[(v.gate_index + 1, "maximum", v.high)] = None
+    return list(bounds)

@@ -794,13 +794,15 @@ def check_headlines(c: Context) -> None:
         audited = [
             x for x in mine if x.model not in variants and x.value is not None and x.status == "ok"
         ]
-        m = _search(rf"interval includes {NUM} for (?P<k>{NUM}) of (?P<n>{NUM})", block.text)
-        if m is not None and ideal is not None:
+        # 'the interval includes B for k of n', against the ideal or a gate's bound B
+        pattern = re.compile(rf"interval includes (?P<b>{NUM}) for (?P<k>{NUM}) of (?P<n>{NUM})")
+        for m in pattern.finditer(block.text.text):
+            bound = float(m.group("b").replace(",", "").replace("−", "-").rstrip("%"))
             inside = sum(
-                x.ci_low is not None and x.ci_high is not None and x.ci_low <= ideal <= x.ci_high
+                x.ci_low is not None and x.ci_high is not None and x.ci_low <= bound <= x.ci_high
                 for x in audited
             )
-            c.found.expect_count(block.text, m, "k", inside, "intervals that include the ideal")
+            c.found.expect_count(block.text, m, "k", inside, f"intervals that include {bound:g}")
             c.found.expect_count(block.text, m, "n", len(audited), "audited values")
 
 

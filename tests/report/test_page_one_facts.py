@@ -63,3 +63,23 @@ def test_gates_are_a_table_not_run_on_lines() -> None:
     # the gate blocks hold the rule and tally; no check is joined into a run-on line
     assert all(not b.items for b in page.gates)
     assert not any(" · " in b.text for b in page.gates)
+
+
+def test_the_headline_sentence_says_where_intervals_lie_against_the_gate() -> None:
+    """Several models on ToxiGen with a gate at 0.5: page 1's sentence places the intervals
+    against the gate's 0.5, not only against the ideal 1."""
+    from tests.report.synthetic import synthetic_result, with_gates
+
+    gated = with_gates(
+        synthetic_result(), [{"measure": "safety_score", "dataset": "toxigen", "min": 0.5}]
+    )
+    text = next(
+        b.text for b in findings(MeasurementIndex(gated)) if b.heading.startswith("toxigen")
+    )
+    assert "Every interval lies wholly below 1." in text
+    assert (
+        "Against gate 1's minimum 0.5: lies wholly above 0.5 for bert-base-uncased (aul), "
+        "roberta-base (aul); lies wholly below 0.5 for gpt2 (ll)." in text
+    ), text
+    ungated = findings(MeasurementIndex(gated.model_copy(update={"gate_verdicts": []})))
+    assert not any("Against gate" in b.text for b in ungated)
