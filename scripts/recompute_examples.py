@@ -9,7 +9,7 @@ committed results.json names (`audit.spec_path`). `audit run` writes into a temp
 folder with that cache: with the caches the examples were made with, nothing is trained
 or scored again, so a run takes seconds to minutes. Fields that describe the run rather
 than its findings (created_at, environment, timings) are left out of the comparison;
-so are the wall-clock `seconds` of units, and the spec's sha256 where the parsed spec is
+so are the wall-clock `seconds` and the `cached`/`computed` counts of units, and the spec's sha256 where the parsed spec is
 the same (only its comments changed since). Every other field must be equal, floats to
 the last digit, and scores.parquet equal. Pass --data-dir as the examples were made
 (`../shared/data`, relative to the repository), since results.json keeps the paths.
@@ -32,10 +32,11 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "docs" / "examples"
-#: Fields about the run itself, not what it found: at the top of results.json, and the
-#: wall-clock seconds any record keeps.
+#: Fields about the run itself, not what it found: at the top of results.json, and in any
+#: record the wall-clock seconds and how many entries were read from the cache or computed
+#: (a warm cache turns "computed" into "cached").
 RUN_FIELDS = frozenset({"created_at", "environment", "timings"})
-TIMED_FIELDS = frozenset({"seconds"})
+TIMED_FIELDS = frozenset({"seconds", "cached", "computed"})
 
 
 def differences(old: Any, new: Any, path: str = "$") -> Iterator[str]:
