@@ -9,7 +9,7 @@ it belongs to corrects its p-values and decides its verdict
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -153,23 +153,30 @@ def prepare_paired(
     )
 
 
+class Pairing(TypedDict, total=False):
+    """The keywords `compare_models` passes on to `prepare_paired` (the same names and
+    defaults: model_a "a", model_b "b", group "all", exact_difference False)."""
+
+    measure: Required[PluginId]
+    scorer: Required[PluginId]
+    implementation: Required[object]
+    scorer_info: Required[ScorerInfo]
+    options: Required[BaseModel]
+    ideal_value: Required[float | None]
+    model_a: str
+    model_b: str
+    group: str
+    exact_difference: bool
+
+
 def compare_models(
     frame_a: pd.DataFrame,
     frame_b: pd.DataFrame,
     *,
-    measure: PluginId,
-    scorer: PluginId,
-    implementation: object,
-    scorer_info: ScorerInfo,
-    options: BaseModel,
-    ideal_value: float | None,
-    model_a: str = "a",
-    model_b: str = "b",
-    group: str = "all",
     alpha: float,
     n_bootstrap: int,
     seed: int,
-    exact_difference: bool = False,
+    **pairing: Unpack[Pairing],
 ) -> ComparisonRecord:
     """Model A (candidate, e.g. the newer version) against model B on the same items.
 
@@ -187,20 +194,8 @@ def compare_models(
     """
     if n_bootstrap < 1:
         raise StatisticsInputError(f"a paired bootstrap needs n_bootstrap >= 1 (got {n_bootstrap})")
-    paired = prepare_paired(
-        frame_a,
-        frame_b,
-        measure=measure,
-        scorer=scorer,
-        implementation=implementation,
-        scorer_info=scorer_info,
-        options=options,
-        ideal_value=ideal_value,
-        model_a=model_a,
-        model_b=model_b,
-        group=group,
-        exact_difference=exact_difference,
-    )
+    paired = prepare_paired(frame_a, frame_b, **pairing)
+    model_a, model_b = pairing.get("model_a", "a"), pairing.get("model_b", "b")
     return paired_record(
         paired,
         frames={model_a: frame_a, model_b: frame_b},
@@ -232,17 +227,11 @@ def paired_record(
     reps_a, reps_b = paired.replicates(draws)
     both = np.isfinite(reps_a) & np.isfinite(reps_b)
     n_items = int(group_replicates_size(data_a, group))
-    record: dict[str, Any] = dict(
-        **record_keys(frames, measure=paired.measure, scorer=paired.scorer),
-        group=group,
-        model_a=model_a,
-        model_b=model_b,
-        n_items=n_items,
-        ideal_value=ideal,
-        alpha=alpha,
-        n_bootstrap=n_bootstrap,
-        seed=seed,
+    keys = record_keys(
+        frames, measure=paired.measure, scorer=paired.scorer, seed=seed, ideal_value=ideal
     )
+    pair = dict(group=group, model_a=model_a, model_b=model_b, n_items=n_items)
+    record: dict[str, Any] = dict(**keys, **pair, alpha=alpha, n_bootstrap=n_bootstrap)
     mcnemar = _mcnemar(data_a, data_b, group)
     record.update(mcnemar)
     if not (np.isfinite(value_a) and np.isfinite(value_b)) or not both.any():

@@ -94,12 +94,24 @@ def prepare_aligned(
 
 
 def record_keys(
-    frames: Mapping[str, pd.DataFrame], *, measure: PluginId, scorer: PluginId
+    frames: Mapping[str, pd.DataFrame],
+    *,
+    measure: PluginId,
+    scorer: PluginId,
+    seed: int,
+    ideal_value: float | None,
 ) -> dict[str, Any]:
-    """What a study record is about: its measure, its dataset (the frames' single
-    `dataset` value, '' when absent) and its scorer."""
+    """What a study record is about and how it was drawn: its measure, its dataset (the
+    frames' single `dataset` value, '' when absent), its scorer, the seed of its draws
+    and the measure's ideal value."""
     datasets: set[str] = set()
     for frame in frames.values():
         if "dataset" in frame.columns:
             datasets.update(map(str, frame["dataset"].dropna().unique()))
-    return {"measure": measure, "dataset": ";".join(sorted(datasets)), "scorer": scorer}
+    return {
+        "measure": measure,
+        "dataset": ";".join(sorted(datasets)),
+        "scorer": scorer,
+        "seed": seed,
+        "ideal_value": ideal_value,
+    }

@@ -79,13 +79,9 @@ def robustness_study(
     ordering = [
         names[i] for i in np.argsort(-np.where(np.isfinite(full), full, -np.inf), kind="stable")
     ]
+    keys = record_keys(frames, measure=measure, scorer=scorer, seed=seed, ideal_value=ideal_value)
     study: dict[str, Any] = dict(
-        **record_keys(frames, measure=measure, scorer=scorer),
-        repeats=repeats,
-        seed=seed,
-        full_ordering=ordering,
-        ideal_value=ideal_value,
-        required_share=agreement,
+        **keys, repeats=repeats, full_ordering=ordering, required_share=agreement
     )
     records = []
     for rate in rates:
