@@ -37,11 +37,10 @@ import torch
 from common import SHARED, add_device_arguments, choose_device, run_header, write_record
 
 from audit.data.tasks.sts_b import load_sts_b
-from audit.extrinsic.finetune.predict import PREDICT_BATCH
-from audit.extrinsic.finetune.settings import FineTuneSettings
-from audit.extrinsic.finetune.task_head import REGRESSION
-from audit.extrinsic.finetune.tune import finetune_regression
+from audit.extrinsic.finetune.settings import PREDICT_BATCH, FineTuneSettings
+from audit.extrinsic.finetune.tune import finetune
 from audit.extrinsic.head_kinds import HEAD_KINDS, choose_checkpoint
+from audit.extrinsic.kinds.regression import REGRESSION
 from audit.models.load import load_model
 from audit.models.sources import ModelSpec
 from audit.results import DevEvaluation
@@ -187,8 +186,9 @@ def run(
             elapsed = offset + time.perf_counter() - started
             print(f"step {status.step}/{status.total} loss {status.loss:.3f} {elapsed:.0f} s")
 
-    done = finetune_regression(
+    done = finetune(
         loaded,
+        REGRESSION,
         train,
         [],  # scored in on_checkpoint
         settings=settings,

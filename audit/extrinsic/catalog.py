@@ -11,13 +11,13 @@ can fine-tune, and the lazy path of its `ExtrinsicTask` (`audit.extrinsic.tasks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, get_args
+from typing import Any
 
 from pydantic import BaseModel
 
 from audit.cards import PluginCard
+from audit.extrinsic.head_kinds import HEAD_KINDS
 from audit.extrinsic.options import BiasBiosOptions, NliBiasOptions, StsBiasOptions
-from audit.extrinsic.tasks.base import HeadKind
 from audit.registry import PluginEntry, Registry
 from audit.results import NliBiasResult, StsBiasResult, TprGapResult
 
@@ -29,7 +29,7 @@ class ExtrinsicTaskEntry(PluginEntry):
 
     training: str
     dataset: str
-    head: HeadKind
+    head: str
     metric: str
     result: type[BaseModel]
     model_types: frozenset[str] = frozenset({"masked", "causal"})
@@ -41,11 +41,10 @@ class ExtrinsicTaskEntry(PluginEntry):
     def __post_init__(self) -> None:
         if self.card.kind != "extrinsic_task":
             raise ValueError(f"extrinsic task entry '{self.name}' has a {self.card.kind} card")
-        heads = get_args(HeadKind)
-        if self.head not in heads:
+        if not HEAD_KINDS.registered(self.head):
             raise ValueError(
-                f"extrinsic task '{self.name}': head {self.head!r}; expected one of "
-                f"{', '.join(heads)}"
+                f"extrinsic task '{self.name}': head {self.head!r} is no registered head "
+                "kind; register it (`HEAD_KINDS.register`) before the task that names it"
             )
 
 

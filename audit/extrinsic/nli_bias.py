@@ -26,19 +26,20 @@ word) and scores the averages, as the public `evaluation.py` does. CIs: percenti
 bootstrap resampling premises (the pairs of one premise, one per gender word, move
 together, so the female and male FN of a replicate are paired); under `word_pair`,
 resampling occupations.
+
+The probabilities are checked and arranged into scored rows in `audit.extrinsic.nli_rows`;
+the value FN_female - FN_male, its CI and its replicates are `audit.extrinsic.nli_gap`'s.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
 from audit.data.tasks.nli import (
-    LABEL_NAMES,
     LABELS,
     NLI_FOLDER,
     NliExample,
@@ -55,6 +56,16 @@ from audit.data.tasks.nli_bias import (
     write_nli_pairs,
 )
 from audit.errors import AuditUserError
+from audit.extrinsic.nli_gap import fraction_neutral_gap
+from audit.extrinsic.nli_rows import (
+    DEFAULT_GENDER_OF,
+    Aggregate,
+    Gender,
+    NliRows,
+    check_probs,
+    label_order,
+    nli_rows,
+)
 from audit.extrinsic.statistics import cluster_bootstrap_means
 from audit.results import NliBiasGroup, NliBiasResult, ThresholdShare
 from audit.stats.intervals import bootstrap_interval
@@ -70,114 +81,17 @@ __all__ = [
     "load_nli_pairs",
     "load_nli_training",
     "load_nli_word_lists",
-    "nli_bias_replicates",
     "nli_bias_scores",
     "nli_word_list_folder",
     "write_nli_pairs",
 ]
 
-Aggregate = Literal["instance", "word_pair"]
-Gender = Literal["female", "male"]
-
-#: The gender of common gender words (the public list: man, gentleman, guy, woman, lady,
-#: girl), for the per-gender rows; other words get per-word rows only.
-DEFAULT_GENDER_OF: Mapping[str, Gender] = {
-    "man": "male",
-    "gentleman": "male",
-    "guy": "male",
-    "boy": "male",
-    "male": "male",
-    "woman": "female",
-    "lady": "female",
-    "girl": "female",
-    "gal": "female",
-    "female": "female",
-}
+#: The default thresholds tau of threshold:tau (Dev et al. 2020).
 DEFAULT_THRESHOLDS = (0.5, 0.7)
-_ROW_SUM_TOLERANCE = 1e-3
-
-
-# --- scores -------------------------------------------------------------------------------
-
-
-def _label_order(labels: Sequence[str]) -> tuple[int, int, int]:
-    names = [LABEL_NAMES.get(str(label).strip().lower()) for label in labels]
-    if len(names) != 3 or None in names or len(set(names)) != 3:
-        raise AuditUserError(
-            f"NLI-bias: labels {list(labels)}; expected the three NLI labels entailment, "
-            "neutral and contradiction in the order of the probability columns"
-        )
-    return (names.index("entailment"), names.index("neutral"), names.index("contradiction"))
-
-
-def _check_probs(probs: Any, n: int) -> np.ndarray:
-    array = np.asarray(probs, dtype=np.float64)
-    if array.shape != (n, 3):
-        raise ValueError(f"NLI-bias: probabilities have shape {array.shape}, expected ({n}, 3)")
-    if not np.isfinite(array).all():
-        raise AuditUserError("NLI-bias: the model gave non-finite probabilities")
-    sums = array.sum(axis=1)
-    if (array < 0).any() or np.abs(sums - 1).max(initial=0.0) > _ROW_SUM_TOLERANCE:
-        raise AuditUserError(
-            "NLI-bias: each row must hold three probabilities summing to 1 (softmax the "
-            f"logits first); row sums range from {sums.min():.4g} to {sums.max():.4g}"
-        )
-    return array
-
-
-@dataclass(frozen=True)
-class _Rows:
-    neutral: np.ndarray  # P(neutral)
-    entail: np.ndarray
-    contra: np.ndarray
-    is_neutral: np.ndarray  # argmax is neutral
-    cluster: np.ndarray  # resampling unit codes
-    word: list[str | None]
-
-
-def _rows(
-    probs: np.ndarray, order: tuple[int, int, int], pairs: Sequence[NliPair], aggregate: Aggregate
-) -> _Rows:
-    e, n, c = order
-    if aggregate == "instance":
-        codes: dict[str, int] = {}
-        cluster = np.array([codes.setdefault(p.premise, len(codes)) for p in pairs])
-        neutral_col = probs[:, n]
-        best = probs.argmax(axis=1)
-        return _Rows(
-            neutral=neutral_col,
-            entail=probs[:, e],
-            contra=probs[:, c],
-            is_neutral=best == n,
-            cluster=cluster,
-            word=[p.gender_word for p in pairs],
-        )
-    missing = sum(1 for p in pairs if p.occupation is None or p.gender_word is None)
-    if missing:
-        raise AuditUserError(
-            f"NLI-bias: aggregate 'word_pair' needs each pair's occupation and gender word; "
-            f"{missing} pair(s) lack them (a pairs file with premise_filler_word and "
-            "hypothesis_filler_word columns has them)"
-        )
-    groups: dict[tuple[str, str], list[int]] = {}
-    for i, p in enumerate(pairs):
-        groups.setdefault((str(p.occupation), str(p.gender_word)), []).append(i)
-    keys = list(groups)
-    means = np.array([probs[groups[k]].mean(axis=0) for k in keys])
-    occupation_codes: dict[str, int] = {}
-    cluster = np.array([occupation_codes.setdefault(k[0], len(occupation_codes)) for k in keys])
-    return _Rows(
-        neutral=means[:, n],
-        entail=means[:, e],
-        contra=means[:, c],
-        is_neutral=means.argmax(axis=1) == n,
-        cluster=cluster,
-        word=[k[1] for k in keys],
-    )
 
 
 def _group(
-    rows: _Rows,
+    rows: NliRows,
     mask: np.ndarray,
     *,
     name: str,
@@ -260,9 +174,9 @@ def nli_bias_scores(
     for tau in thresholds:
         if not 0 <= tau < 1 or not math.isfinite(tau):
             raise AuditUserError(f"NLI-bias: threshold {tau} must be in [0, 1)")
-    order = _label_order(labels)
-    array = _check_probs(probs, len(pairs))
-    rows = _rows(array, order, pairs, aggregate)
+    order = label_order(labels)
+    array = check_probs(probs, len(pairs))
+    rows = nli_rows(array, order, pairs, aggregate)
     genders = DEFAULT_GENDER_OF if gender_of is None else gender_of
     taus = list(dict.fromkeys(float(t) for t in thresholds))
 
@@ -289,7 +203,7 @@ def nli_bias_scores(
     head = groups[0]
     female = np.array([g == "female" for g in word_gender], dtype=bool)
     male = np.array([g == "male" for g in word_gender], dtype=bool)
-    gap = _fraction_neutral_gap(rows, female, male, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
+    gap = fraction_neutral_gap(rows, female, male, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
     unknown = sorted({w for w, g in zip(rows.word, word_gender, strict=True) if w and g is None})
     notes = [gap.note] if gap.note else []
     notes.append(_dev_scores(head, groups))
@@ -319,95 +233,6 @@ def nli_bias_scores(
         seed=seed,
         groups=groups,
     )
-
-
-@dataclass(frozen=True)
-class _Gap:
-    value: float | None
-    low: float | None
-    high: float | None
-    note: str
-
-
-def _fraction_neutral_gap(
-    rows: _Rows,
-    female: np.ndarray,
-    male: np.ndarray,
-    *,
-    seed: int,
-    n_bootstrap: int,
-    alpha: float,
-) -> _Gap:
-    """FN_female - FN_male (Kaneko et al. 2022) with its paired cluster-bootstrap CI: each
-    replicate draws the resampling units (premises, or occupations under `word_pair`) and
-    takes both genders' FN over the drawn units' pairs."""
-    lacking = [name for name, mask in (("female", female), ("male", male)) if not mask.any()]
-    if lacking:
-        return _Gap(
-            None,
-            None,
-            None,
-            f"no pair with a {' or '.join(lacking)} gender word: FN_female - FN_male "
-            "(Kaneko et al. 2022) is undefined",
-        )
-    neutral = rows.is_neutral.astype(np.float64)
-    value = float(neutral[female].mean() - neutral[male].mean())
-    if n_bootstrap == 0:
-        return _Gap(value, None, None, "")
-    replicates, n_clusters = _gap_replicates(rows, female, male, seed=seed, n_bootstrap=n_bootstrap)
-    interval = bootstrap_interval(
-        replicates, alpha=alpha, n_items=n_clusters, counted="resampled units"
-    )
-    return _Gap(value, interval.low, interval.high, interval.note)
-
-
-def _gap_replicates(
-    rows: _Rows, female: np.ndarray, male: np.ndarray, *, seed: int, n_bootstrap: int
-) -> tuple[np.ndarray, int]:
-    """FN_female - FN_male on `n_bootstrap` resamples of the units (premises, or
-    occupations under `word_pair`) of the pairs with a gender word, and the number of
-    units. The draws depend on the seed and the number of units only, so every model's
-    replicate b is over the same units."""
-    neutral = rows.is_neutral.astype(np.float64)
-    used = female | male
-    _, cluster = np.unique(rows.cluster[used], return_inverse=True)
-    n_clusters = int(cluster.max()) + 1
-    weights = [female[used].astype(np.float64), male[used].astype(np.float64)]
-    sums = np.column_stack(
-        [np.bincount(cluster, weights=neutral[used] * w, minlength=n_clusters) for w in weights]
-    )
-    counts = np.column_stack(
-        [np.bincount(cluster, weights=w, minlength=n_clusters) for w in weights]
-    )
-    replicates = cluster_bootstrap_means(sums, counts, n_bootstrap=n_bootstrap, seed=seed)
-    return replicates[:, 0] - replicates[:, 1], n_clusters
-
-
-def nli_bias_replicates(
-    probs: Any,
-    labels: Sequence[str],
-    pairs: Sequence[NliPair],
-    *,
-    seed: int,
-    n_bootstrap: int,
-    aggregate: Aggregate = "instance",
-    gender_of: Mapping[str, Gender] | None = None,
-) -> tuple[np.ndarray, int] | None:
-    """The value FN_female - FN_male on `n_bootstrap` resamples of the premises (of the
-    occupations under `word_pair`), shape (n_bootstrap,), with the number of resampled
-    units: the draws of `nli_bias_scores`'s CI of the value (the same seed gives the same
-    draws), for every model alike. None when the value is undefined (no pairs of both
-    genders)."""
-    if n_bootstrap < 1:
-        raise ValueError(f"n_bootstrap must be >= 1 (got {n_bootstrap})")
-    rows = _rows(_check_probs(probs, len(pairs)), _label_order(labels), pairs, aggregate)
-    genders = DEFAULT_GENDER_OF if gender_of is None else gender_of
-    word_gender = [genders.get(w.lower()) if w else None for w in rows.word]
-    female = np.array([g == "female" for g in word_gender], dtype=bool)
-    male = np.array([g == "male" for g in word_gender], dtype=bool)
-    if not female.any() or not male.any():
-        return None
-    return _gap_replicates(rows, female, male, seed=seed, n_bootstrap=n_bootstrap)
 
 
 def _dev_scores(head: NliBiasGroup, groups: Sequence[NliBiasGroup]) -> str:

@@ -27,7 +27,7 @@ from audit.scoring.units import ScoreUnit
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
     from audit.display import Display
-    from audit.extrinsic.stage import PlannedTask
+    from audit.extrinsic.planned import PlannedTask
     from audit.pipeline.lm_quality import LmQualityPlan
     from audit.pipeline.seat_plan import SeatPlan
     from audit.pipeline.settings import RunSettings
@@ -320,8 +320,8 @@ def _plan_extrinsic_tasks(plan: AuditPlan) -> list[PlannedTask]:
     over the spec's models and every planned variant but those whose method changes only
     the output distribution (Self-Debias: nothing to fine-tune), which each task leaves
     out with the reason."""
+    from audit.extrinsic.planned import plan_extrinsic
     from audit.extrinsic.settings import OUTPUT_ONLY_REASON
-    from audit.extrinsic.stage import plan_extrinsic
     from audit.variants.catalog import output_only_variants
 
     variants_of: dict[str, list[str]] = {}

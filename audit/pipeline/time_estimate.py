@@ -35,7 +35,7 @@ from audit.pipeline.calibrator import (
 from audit.pipeline.encode_estimate import projection_estimate, seat_estimates
 
 if TYPE_CHECKING:
-    from audit.extrinsic.stage import PlannedTask
+    from audit.extrinsic.planned import PlannedTask
     from audit.models.loaded import LoadedModel
     from audit.pipeline.audit_plan import AuditPlan
     from audit.scoring.cache import ScoreCache

@@ -208,12 +208,16 @@ class CurvePoint(Record):
     )
 
 
+#: A dev score a head kind may be judged by: a `DevEvaluation` field (higher is better).
+DevMetric = Literal["pearson", "spearman", "accuracy"]
+
+
 class DevCheck(Record):
     """Whether the fine-tuning learned the task: the dev score of the chosen checkpoint
     (`ExtrinsicRecord.chosen_checkpoint`; the last step before results_version 3.0)
     against a floor."""
 
-    metric: Literal["pearson", "accuracy"]
+    metric: DevMetric = Field(description="The head kind's dev score (a `DevEvaluation` field).")
     value: float | None
     floor: float = Field(description="The lowest score counted as having learned the task.")
     floor_reason: str

@@ -13,8 +13,8 @@ from audit.display import SilentDisplay
 from audit.engine import RunOutcome, RunSettings, plan_audit, run_audit
 from audit.errors import AuditUserError
 from audit.extrinsic.catalog import EXTRINSIC_TASKS
+from audit.extrinsic.planned import plan_extrinsic
 from audit.extrinsic.settings import ExtrinsicSpec
-from audit.extrinsic.stage import plan_extrinsic
 from audit.spec.loader import load_spec
 from tests.models.tiny import save_tiny_bert, save_tiny_gpt2
 

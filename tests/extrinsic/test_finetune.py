@@ -14,9 +14,9 @@ from pydantic import ValidationError
 from audit.errors import AuditUserError
 from audit.extrinsic.finetune.heads import pool
 from audit.extrinsic.finetune.inputs import InputEncoder
-from audit.extrinsic.finetune.predict import evaluate_sts, predict_similarity
 from audit.extrinsic.finetune.settings import FineTuneSettings
-from audit.extrinsic.finetune.tune import finetune_regression
+from audit.extrinsic.finetune.tune import finetune
+from audit.extrinsic.kinds.regression import REGRESSION, evaluate_sts, predict_similarity
 from audit.extrinsic.sts_data import StsRow
 from audit.models.loaded import LoadedModel
 from audit.training.checkpoint import checkpoint_dir
@@ -117,8 +117,13 @@ def test_pooling_defaults_and_mismatch() -> None:
 def test_pooling_mismatch_fails_before_training(tiny_dirs: dict[str, Path], tmp_path: Path) -> None:
     loaded = load_tiny(tiny_dirs, "llama")
     with pytest.raises(AuditUserError, match="pooling"):
-        finetune_regression(
-            loaded, learnable_rows(), [], settings=settings(pooling="cls"), work_dir=tmp_path / "w"
+        finetune(
+            loaded,
+            REGRESSION,
+            learnable_rows(),
+            [],
+            settings=settings(pooling="cls"),
+            work_dir=tmp_path / "w",
         )
     assert not (tmp_path / "w").exists()
 
@@ -228,8 +233,9 @@ def test_regression_loss_falls_and_dev_pearson_rises(
     loaded = load_tiny(tiny_dirs, name)
     before = encoder_state(loaded.model)
     rows = learnable_rows()
-    done = finetune_regression(
+    done = finetune(
         loaded,
+        REGRESSION,
         rows,
         rows,
         settings=settings(
@@ -266,8 +272,9 @@ def test_callback_fires_at_k_2k_and_the_end(tiny_dirs: dict[str, Path], tmp_path
         value = float(predict_similarity(model, [("A man is here.", "A nurse is here.")])[0])
         seen.append((step, model.training, value))
 
-    done = finetune_regression(
+    done = finetune(
         loaded,
+        REGRESSION,
         rows,
         rows[:6],
         settings=settings(steps=10, checkpoint_every=4),
@@ -281,8 +288,9 @@ def test_callback_fires_at_k_2k_and_the_end(tiny_dirs: dict[str, Path], tmp_path
     assert [e.step for e in done.summary.evaluations] == [4, 8, 10]
     # a last step that is a multiple of K is called back once
     seen.clear()
-    finetune_regression(
+    finetune(
         loaded,
+        REGRESSION,
         rows,
         [],
         settings=settings(steps=8, checkpoint_every=4),
@@ -291,8 +299,9 @@ def test_callback_fires_at_k_2k_and_the_end(tiny_dirs: dict[str, Path], tmp_path
     )
     assert [s for s, _, _ in seen] == [4, 8]
     # dev scored at the end only
-    end_only = finetune_regression(
+    end_only = finetune(
         loaded,
+        REGRESSION,
         rows,
         rows[:6],
         settings=settings(steps=8, checkpoint_every=4, dev_at_checkpoints=False),
@@ -312,13 +321,19 @@ def test_resume_equals_uninterrupted(tiny_dirs: dict[str, Path], tmp_path: Path,
     def record(step: int, model: Any) -> None:
         calls.append(step)
 
-    whole = finetune_regression(
-        load_tiny(tiny_dirs, name), rows, dev, settings=spec, work_dir=tmp_path / "whole"
+    whole = finetune(
+        load_tiny(tiny_dirs, name),
+        REGRESSION,
+        rows,
+        dev,
+        settings=spec,
+        work_dir=tmp_path / "whole",
     )
     work = tmp_path / "resumed"
     with pytest.raises(TrainingInterrupted):
-        finetune_regression(
+        finetune(
             load_tiny(tiny_dirs, name),
+            REGRESSION,
             rows,
             dev,
             settings=spec,
@@ -328,8 +343,9 @@ def test_resume_equals_uninterrupted(tiny_dirs: dict[str, Path], tmp_path: Path,
         )
     assert checkpoint_dir(work).is_dir()
     assert calls == [4]
-    resumed = finetune_regression(
+    resumed = finetune(
         load_tiny(tiny_dirs, name),
+        REGRESSION,
         rows,
         dev,
         settings=spec,
@@ -354,8 +370,9 @@ def test_checkpoint_of_another_fine_tuning_is_refused(
     rows = learnable_rows()
     work = tmp_path / "work"
     with pytest.raises(TrainingInterrupted):
-        finetune_regression(
+        finetune(
             load_tiny(tiny_dirs, "bert"),
+            REGRESSION,
             rows,
             [],
             settings=settings(),
@@ -363,16 +380,18 @@ def test_checkpoint_of_another_fine_tuning_is_refused(
             stop_after=2,
         )
     with pytest.raises(AuditUserError, match="delete the folder"):
-        finetune_regression(
+        finetune(
             load_tiny(tiny_dirs, "bert"),
+            REGRESSION,
             rows,
             [],
             settings=settings(learning_rate=5e-3),
             work_dir=work,
         )
     # K does not change the weights: the checkpoint is resumed with another K
-    done = finetune_regression(
+    done = finetune(
         load_tiny(tiny_dirs, "bert"),
+        REGRESSION,
         rows,
         [],
         settings=settings(checkpoint_every=5),
@@ -385,8 +404,9 @@ def test_progress_and_caller_rng(tiny_dirs: dict[str, Path], tmp_path: Path) -> 
     statuses: list[TrainingStatus] = []
     torch.manual_seed(1234)
     state = torch.get_rng_state()
-    finetune_regression(
+    finetune(
         load_tiny(tiny_dirs, "gpt2"),
+        REGRESSION,
         learnable_rows(),
         [],
         settings=settings(steps=5),
@@ -402,8 +422,9 @@ def test_predictions_keep_order_and_ignore_batching(
     tiny_dirs: dict[str, Path], tmp_path: Path
 ) -> None:
     rows = learnable_rows()
-    done = finetune_regression(
+    done = finetune(
         load_tiny(tiny_dirs, "llama"),
+        REGRESSION,
         rows,
         [],
         settings=settings(steps=20),
@@ -423,13 +444,14 @@ def test_predictions_keep_order_and_ignore_batching(
 def test_bad_training_data_is_a_user_error(tiny_dirs: dict[str, Path], tmp_path: Path) -> None:
     loaded = load_tiny(tiny_dirs, "bert")
     with pytest.raises(AuditUserError, match="no training pair"):
-        finetune_regression(loaded, [], [], settings=settings(), work_dir=tmp_path / "a")
+        finetune(loaded, REGRESSION, [], [], settings=settings(), work_dir=tmp_path / "a")
     rows = [*learnable_rows(), sts_row(float("nan"), "a", "b")]
     with pytest.raises(AuditUserError, match="non-finite score"):
-        finetune_regression(loaded, rows, [], settings=settings(), work_dir=tmp_path / "b")
+        finetune(loaded, REGRESSION, rows, [], settings=settings(), work_dir=tmp_path / "b")
     with pytest.raises(ValueError, match="seed"):
-        finetune_regression(
+        finetune(
             loaded,
+            REGRESSION,
             learnable_rows(),
             [],
             settings=FineTuneSettings(steps=2),

@@ -11,14 +11,15 @@ import pytest
 from audit.errors import AuditUserError
 from audit.extrinsic.biasbios import Bio
 from audit.extrinsic.finetune.examples import LabelledText, bios_examples, nli_examples
-from audit.extrinsic.finetune.predict import (
+from audit.extrinsic.finetune.tune import finetune
+from audit.extrinsic.kinds.classification import (
+    class_labels,
+    classification,
     evaluate_classifier,
     predict_labels,
     predict_proba,
-    predict_similarity,
 )
-from audit.extrinsic.finetune.task_head import class_labels
-from audit.extrinsic.finetune.tune import finetune_classifier
+from audit.extrinsic.kinds.regression import predict_similarity
 from audit.extrinsic.nli_bias import NliExample
 from tests.extrinsic.test_finetune import load_tiny, mean_loss, settings, tiny_dirs
 
@@ -63,8 +64,9 @@ def test_classifier_learns_three_classes(
     tiny_dirs: dict[str, Path], tmp_path: Path, name: str, rows: list[LabelledText]
 ) -> None:
     loaded = load_tiny(tiny_dirs, name)
-    done = finetune_classifier(
+    done = finetune(
         loaded,
+        classification(),
         rows,
         rows,
         settings=settings(steps=80, checkpoint_every=40),
@@ -90,11 +92,11 @@ def test_classifier_learns_three_classes(
 def test_labels_fix_the_output_order(tiny_dirs: dict[str, Path], tmp_path: Path) -> None:
     rows = three_classes()
     order = ("home", "faith", "health")
-    done = finetune_classifier(
+    done = finetune(
         load_tiny(tiny_dirs, "bert"),
+        classification(order),
         rows,
         [],
-        labels=order,
         settings=settings(steps=80, checkpoint_every=80),
         work_dir=tmp_path / "w",
     )
@@ -110,23 +112,29 @@ def test_label_errors(tiny_dirs: dict[str, Path], tmp_path: Path) -> None:
     rows = three_classes()
     loaded = load_tiny(tiny_dirs, "bert")
     with pytest.raises(AuditUserError, match=r"'nurse' are not among the classes"):
-        finetune_classifier(
+        finetune(
             loaded,
+            classification(),
             rows,
             [LabelledText("A nurse.", "nurse")],
             settings=settings(),
             work_dir=tmp_path / "a",
         )
     with pytest.raises(AuditUserError, match="training label"):
-        finetune_classifier(
-            loaded, rows, [], labels=("home", "faith"), settings=settings(), work_dir=tmp_path / "b"
+        finetune(
+            loaded,
+            classification(("home", "faith")),
+            rows,
+            [],
+            settings=settings(),
+            work_dir=tmp_path / "b",
         )
     with pytest.raises(AuditUserError, match="at least 2"):
         class_labels([LabelledText("x", "only")], None)
     with pytest.raises(AuditUserError, match="repeated"):
         class_labels(rows, ["home", "home", "faith"])
     with pytest.raises(AuditUserError, match="no training example"):
-        finetune_classifier(loaded, [], [], settings=settings(), work_dir=tmp_path / "c")
+        finetune(loaded, classification(), [], [], settings=settings(), work_dir=tmp_path / "c")
 
 
 def test_converters() -> None:

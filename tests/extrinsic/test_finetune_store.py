@@ -12,17 +12,16 @@ import torch
 from safetensors.torch import load_file
 
 from audit.errors import AuditUserError
-from audit.extrinsic.finetune.predict import predict_proba, predict_similarity
 from audit.extrinsic.finetune.settings import FineTuneSettings
 from audit.extrinsic.finetune.store import (
     FineTuneStore,
-    cached_classifier,
-    cached_regression,
-    classifier_key,
+    cached_finetune,
     finetune_key,
     load_finetuned,
-    regression_key,
+    planned_key,
 )
+from audit.extrinsic.kinds.classification import classification, predict_proba
+from audit.extrinsic.kinds.regression import REGRESSION, predict_similarity
 from audit.training.status import TrainingInterrupted, TrainingStatus
 from tests.extrinsic.test_finetune import learnable_rows, load_tiny, settings, tiny_dirs
 from tests.extrinsic.test_finetune_classification import three_classes
@@ -86,8 +85,9 @@ def test_the_same_fine_tuning_runs_once(tiny_dirs: dict[str, Path], tmp_path: Pa
     spec = settings(steps=10, checkpoint_every=4)
 
     def run() -> Any:
-        return cached_regression(
+        return cached_finetune(
             load_tiny(tiny_dirs, "bert"),
+            REGRESSION,
             rows,
             rows[:6],
             task="sts_bias",
@@ -98,7 +98,8 @@ def test_the_same_fine_tuning_runs_once(tiny_dirs: dict[str, Path], tmp_path: Pa
             progress=statuses.append,
         )
 
-    planned = regression_key(
+    planned = planned_key(
+        REGRESSION,
         model_fingerprint="fingerprint-of-tiny-bert",
         model_type="masked",
         task="sts_bias",
@@ -152,8 +153,9 @@ def test_a_killed_fine_tuning_resumes(tiny_dirs: dict[str, Path], tmp_path: Path
     spec = settings(steps=12, checkpoint_every=4)
 
     def run(cache: Path, calls: list[int], stop_after: int | None = None) -> Any:
-        return cached_regression(
+        return cached_finetune(
             load_tiny(tiny_dirs, "llama"),
+            REGRESSION,
             rows,
             [],
             task="sts_bias",
@@ -190,20 +192,21 @@ def test_cached_classifier_keeps_its_labels(tiny_dirs: dict[str, Path], tmp_path
     rows = three_classes()
 
     def run() -> Any:
-        return cached_classifier(
+        return cached_finetune(
             load_tiny(tiny_dirs, "gpt2"),
+            classification(("home", "faith", "health")),
             rows,
             rows,
             task="biasbios",
             task_options={},
             settings=settings(steps=6, checkpoint_every=3),
             cache_dir=tmp_path,
-            labels=("home", "faith", "health"),
         )
 
     first = run()
     assert first.summary.labels == ["home", "faith", "health"]
-    assert first.key == classifier_key(
+    assert first.key == planned_key(
+        classification(("home", "faith", "health")),
         model_fingerprint="fingerprint-of-tiny-gpt2",
         model_type="causal",
         task="biasbios",
@@ -211,7 +214,6 @@ def test_cached_classifier_keeps_its_labels(tiny_dirs: dict[str, Path], tmp_path
         settings=settings(steps=6, checkpoint_every=3),
         train_rows=rows,
         dev_rows=rows,
-        labels=("home", "faith", "health"),
     )
     assert first.steps == [3, 6]
     assert not FineTuneStore(first.root).curve_dir.exists()  # no callback, no points

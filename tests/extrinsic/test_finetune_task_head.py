@@ -13,7 +13,8 @@ import torch
 from audit.errors import AuditUserError
 from audit.extrinsic.finetune.examples import LabelledText
 from audit.extrinsic.finetune.store import cached_finetune, load_finetuned, planned_key
-from audit.extrinsic.finetune.task_head import REGRESSION, class_labels, classification
+from audit.extrinsic.kinds.classification import class_labels, classification
+from audit.extrinsic.kinds.regression import REGRESSION
 from tests.extrinsic.test_finetune import learnable_rows, load_tiny, settings, tiny_dirs
 
 __all__ = ["tiny_dirs"]  # the fixture, shared with test_finetune.py

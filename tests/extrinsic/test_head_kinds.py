@@ -1,26 +1,28 @@
-"""The head kinds the extrinsic stage asks instead of branching: the head a task is
-fine-tuned with (its own, else its kind's built-in head), each kind's dev score, the
+"""The head kinds the extrinsic stage asks instead of branching: an open registry (the
+built-ins registered through it as any package's kind is, a bad entry refused), the head
+a task is fine-tuned with (its own, else its kind's), each kind's dev score, the
 checkpoint a task is measured at, and the dev check against its floor."""
 
 from __future__ import annotations
 
-from typing import get_args
-
 import pytest
 
-from audit.errors import AuditUserError
+from audit.errors import AuditUserError, UnknownNameError
+from audit.extrinsic.catalog import EXTRINSIC_TASKS
 from audit.extrinsic.finetune.examples import LabelledText
-from audit.extrinsic.finetune.task_head import REGRESSION, classification
 from audit.extrinsic.head_kinds import (
     HEAD_KINDS,
-    MIN_DEV_PEARSON,
+    HeadKindEntry,
+    HeadKindRegistry,
     choose_checkpoint,
     chosen_evaluation,
     dev_check,
     task_head,
 )
+from audit.extrinsic.kinds.classification import classification
+from audit.extrinsic.kinds.regression import MIN_DEV_PEARSON, REGRESSION
 from audit.extrinsic.sts_data import StsRow
-from audit.extrinsic.tasks.base import HeadKind, TaskData
+from audit.extrinsic.tasks.base import TaskData
 from audit.results import DevEvaluation, FineTuneSummary
 
 
@@ -50,9 +52,52 @@ def labelled(*labels: str) -> list[LabelledText]:
     return [LabelledText(text=f"t{i}", label=label) for i, label in enumerate(labels)]
 
 
-def test_every_head_kind_has_its_rules() -> None:
-    assert set(HEAD_KINDS) == set(get_args(HeadKind))
-    assert all(rules.kind == kind for kind, rules in HEAD_KINDS.items())
+def test_every_task_names_a_registered_kind_whose_rules_load() -> None:
+    assert HEAD_KINDS.names()[:2] == ["regression", "classification"]
+    for entry in EXTRINSIC_TASKS.entries():
+        kind = HEAD_KINDS[entry.head]
+        assert kind.name == entry.head and kind.entry is HEAD_KINDS.entry(entry.head)
+    assert HEAD_KINDS["regression"].rules.stored_head([]) is REGRESSION
+    stored = HEAD_KINDS["classification"].rules.stored_head(["b", "a"])
+    assert stored.kind == "classification" and stored.labels == ("b", "a")
+
+
+def _entry(**changes: str) -> HeadKindEntry:
+    fields = {
+        "name": "ordinal",
+        "summary": "ordered levels",
+        "dev_metric": "spearman",
+        "target": "my_pkg.ordinal:RULES",
+    }
+    return HeadKindEntry(**{**fields, **changes})  # type: ignore[arg-type]
+
+
+def test_a_kind_is_registered_once_checked() -> None:
+    kinds = HeadKindRegistry()
+    kinds.register(_entry())
+    assert kinds.registered("ordinal") and kinds.entry("ordinal").dev_metric == "spearman"
+    with pytest.raises(ValueError, match="'ordinal' is registered twice"):
+        kinds.register(_entry())
+    with pytest.raises(ValueError, match="name 'Ordinal'"):
+        kinds.register(_entry(name="Ordinal"))
+    with pytest.raises(ValueError, match="dev_metric 'kendall'"):
+        kinds.register(_entry(name="other", dev_metric="kendall"))
+    with pytest.raises(ValueError, match="target 'nowhere'"):
+        kinds.register(_entry(name="other", target="nowhere"))
+    with pytest.raises(TypeError, match="must be a HeadKindEntry"):
+        kinds.register("ordinal")  # type: ignore[arg-type]
+    with pytest.raises(UnknownNameError, match="unknown head kind 'ordinall'; did you mean"):
+        kinds.entry("ordinall")
+    with pytest.raises(Exception, match=r"cannot load its rules 'my_pkg\.ordinal:RULES'"):
+        kinds["ordinal"]
+    kinds.unregister("ordinal")
+    assert not kinds.registered("ordinal")
+
+
+def test_a_task_entry_must_name_a_registered_kind() -> None:
+    entry = EXTRINSIC_TASKS.entry("sts_bias")
+    with pytest.raises(ValueError, match="head 'ordinal' is no registered head kind"):
+        type(entry)(**{**vars(entry), "head": "ordinal"})
 
 
 def test_the_built_in_heads_of_each_kind() -> None:

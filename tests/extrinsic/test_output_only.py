@@ -12,8 +12,8 @@ import pytest
 
 from audit.display import SilentDisplay
 from audit.engine import plan_audit
+from audit.extrinsic.planned import plan_extrinsic
 from audit.extrinsic.settings import ExtrinsicSpec
-from audit.extrinsic.stage import plan_extrinsic
 from audit.pipeline.plan_text import describe_extrinsic
 from audit.spec.loader import load_spec, validate_spec_file
 from tests.extrinsic.test_engine_extrinsic import make_spec_dir, settings_for

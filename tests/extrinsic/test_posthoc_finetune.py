@@ -16,9 +16,9 @@ import torch
 
 from audit.display import SilentDisplay
 from audit.engine import RunOutcome, run_audit
-from audit.extrinsic.finetune.predict import predict_similarity
-from audit.extrinsic.finetune.store import cached_regression, load_finetuned
-from audit.extrinsic.finetune.tune import finetune_regression
+from audit.extrinsic.finetune.store import cached_finetune, load_finetuned
+from audit.extrinsic.finetune.tune import finetune
+from audit.extrinsic.kinds.regression import REGRESSION, predict_similarity
 from audit.models.loaded import LoadedModel
 from audit.models.projection import attach_projection
 from audit.spec.loader import load_spec
@@ -49,8 +49,8 @@ def test_the_head_reads_the_projected_states(tiny_dirs: dict[str, Path], tmp_pat
     plain = projected(tiny_dirs, None)
     zero = projected(tiny_dirs, torch.zeros(hidden(plain), hidden(plain)))
     tuned = {
-        name: finetune_regression(
-            loaded, rows, rows[:8], settings=settings(), work_dir=tmp_path / name
+        name: finetune(
+            loaded, REGRESSION, rows, rows[:8], settings=settings(), work_dir=tmp_path / name
         )
         for name, loaded in (("plain", plain), ("zero", zero))
     }
@@ -79,8 +79,8 @@ def test_a_cached_fine_tuning_is_rebuilt_with_its_projection(
         "settings": settings(),
         "cache_dir": tmp_path,
     }
-    stored = cached_regression(zero, rows, rows[:8], **options)
-    again = cached_regression(zero, rows, rows[:8], **options)
+    stored = cached_finetune(zero, REGRESSION, rows, rows[:8], **options)
+    again = cached_finetune(zero, REGRESSION, rows, rows[:8], **options)
     assert again.cached and again.key == stored.key
     rebuilt = load_finetuned(zero, again)
     assert np.ptp(predict_similarity(rebuilt, pairs())) < 1e-5

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from audit.extrinsic.biasbios import tpr_gap, tpr_gap_replicates
-from audit.extrinsic.nli_bias import LABELS, nli_bias_replicates, nli_bias_scores
+from audit.extrinsic.nli_bias import LABELS, nli_bias_scores
+from audit.extrinsic.nli_gap import nli_bias_replicates
 from audit.extrinsic.options import NliBiasOptions, StsBiasOptions
 from audit.extrinsic.sts_bias import sts_bias_replicates, sts_bias_score
 from audit.extrinsic.tasks.base import ItemReplicates, Resampling, TaskData, task_replicates

@@ -12,9 +12,9 @@ import pytest
 from audit.extrinsic.catalog import EXTRINSIC_TASKS
 from audit.extrinsic.finetune.settings import FineTuneSettings
 from audit.extrinsic.options import StsBiasOptions
+from audit.extrinsic.planned import PlannedTask
 from audit.extrinsic.seeds import SeedRun, combine_seeds
 from audit.extrinsic.settings import ExtrinsicSpec
-from audit.extrinsic.stage import PlannedTask
 from audit.extrinsic.sts_data import StsRow
 from audit.extrinsic.tasks.base import ItemReplicates, TaskData, TaskValue
 from audit.ids import PluginId

@@ -1,7 +1,7 @@
 """The stage asks the entry: the head kind it fine-tunes and the record type the metric
 must emit (a task that emits another type is a bug, refused with both names). The head is
-the task's own when it hands one over, else its kind's built-in head, keyed as the store
-keys it (the built-in tasks' keys are those of `regression_key` and `classifier_key`)."""
+the task's own when it hands one over, else its kind's head, keyed as the store keys it
+(`planned_key` with the kind's head)."""
 
 from __future__ import annotations
 
@@ -16,12 +16,14 @@ from audit.errors import AuditUserError
 from audit.extrinsic.biasbios import tpr_gap
 from audit.extrinsic.catalog import EXTRINSIC_TASKS
 from audit.extrinsic.finetune.examples import LabelledText
-from audit.extrinsic.finetune.store import classifier_key, planned_key, regression_key
-from audit.extrinsic.finetune.task_head import REGRESSION, classification
+from audit.extrinsic.finetune.store import planned_key
 from audit.extrinsic.head_kinds import HEAD_KINDS
+from audit.extrinsic.kinds.classification import classification
+from audit.extrinsic.kinds.regression import REGRESSION
 from audit.extrinsic.options import BiasBiosOptions, StsBiasOptions
+from audit.extrinsic.planned import PlannedTask, plan_extrinsic
+from audit.extrinsic.seed_run import measured
 from audit.extrinsic.settings import ExtrinsicSpec
-from audit.extrinsic.stage import PlannedTask, _measured, plan_extrinsic
 from audit.extrinsic.sts_data import StsRow
 from audit.extrinsic.tasks.base import Resampling, TaskData, TaskValue
 from audit.results import TprGapResult
@@ -49,7 +51,7 @@ def test_the_metric_must_emit_the_entrys_record_type() -> None:
     with pytest.raises(
         TypeError, match="gave a TprGapResult; its entry says it emits StsBiasResult"
     ):
-        _measured(item, {}, Resampling(seed=0, n_bootstrap=0))
+        measured(item, {}, Resampling(seed=0, n_bootstrap=0))
     right = PlannedTask(
         ExtrinsicSpec(task="biasbios"),
         EXTRINSIC_TASKS.entry("biasbios"),
@@ -58,7 +60,7 @@ def test_the_metric_must_emit_the_entrys_record_type() -> None:
         data,
         ("m",),
     )
-    assert isinstance(_measured(right, {}, Resampling(seed=0, n_bootstrap=0)).result, TprGapResult)
+    assert isinstance(measured(right, {}, Resampling(seed=0, n_bootstrap=0)).result, TprGapResult)
 
 
 class _OwnHead(_WrongRecord):
@@ -101,11 +103,13 @@ def test_the_built_in_tasks_keep_the_stores_keys() -> None:
         data,
         ("m",),
     )
-    assert _key(sts) == regression_key(train_rows=rows, dev_rows=rows[:1], **_common(sts))
+    assert _key(sts) == planned_key(REGRESSION, train_rows=rows, dev_rows=rows[:1], **_common(sts))
     texts = [LabelledText(text=f"t{i}", label=label) for i, label in enumerate("abb")]
     data = TaskData(dataset="biasbios", train=texts, dev=texts, evaluation=None, labels=("b", "a"))
     bios = _biasbios_task(data)
-    expected = classifier_key(train_rows=texts, dev_rows=texts, labels=("b", "a"), **_common(bios))
+    expected = planned_key(
+        classification(("b", "a")), train_rows=texts, dev_rows=texts, **_common(bios)
+    )
     assert _key(bios) == expected
     assert bios.task_head.labels == ("b", "a") and bios.task_head.kind == "classification"
 
@@ -117,8 +121,8 @@ def test_a_tasks_own_head_is_keyed_and_planned_with_it() -> None:
     item = _biasbios_task(data)
     assert item.task_head is own
     assert _key(item) == planned_key(own, train_rows=texts, dev_rows=texts, **_common(item))
-    assert _key(item) != classifier_key(
-        train_rows=texts, dev_rows=texts, labels=("a", "b"), **_common(item)
+    assert _key(item) != planned_key(
+        classification(("a", "b")), train_rows=texts, dev_rows=texts, **_common(item)
     )
 
 

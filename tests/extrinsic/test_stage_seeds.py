@@ -17,8 +17,9 @@ import pytest
 from audit.display import SilentDisplay
 from audit.extrinsic.finetune.store import FineTuneStore
 from audit.extrinsic.head_kinds import HEAD_KINDS
+from audit.extrinsic.planned import PlannedTask, plan_extrinsic
 from audit.extrinsic.settings import ExtrinsicSpec
-from audit.extrinsic.stage import ExtrinsicOutcome, PlannedTask, plan_extrinsic, run_extrinsic
+from audit.extrinsic.stage import ExtrinsicOutcome, run_extrinsic
 from audit.extrinsic.sts_bias import StsBiasPair, sts_bias_replicates
 from audit.results import ExtrinsicRecord
 from tests.extrinsic.test_engine_extrinsic import OCCUPATIONS, sts_folder

@@ -12,8 +12,9 @@ import pytest
 
 from audit.display import SilentDisplay
 from audit.errors import AuditUserError
+from audit.extrinsic.planned import plan_extrinsic
 from audit.extrinsic.settings import ExtrinsicSpec
-from audit.extrinsic.stage import ExtrinsicOutcome, plan_extrinsic, run_extrinsic
+from audit.extrinsic.stage import ExtrinsicOutcome, run_extrinsic
 from audit.results import NliBiasResult, TprGapResult
 from tests.extrinsic.test_finetune import load_tiny, tiny_dirs
 from tests.extrinsic.test_nli_bias import word_lists

@@ -21,6 +21,7 @@ import pytest
 
 from audit.data.catalog import DATASETS, TASK_DATASETS
 from audit.extrinsic.catalog import EXTRINSIC_TASKS
+from audit.extrinsic.head_kinds import HEAD_KINDS
 from audit.measures.catalog import MEASURES
 from audit.models.loaded import LoadedModel
 from audit.plugins import GROUP, load_entry_point
@@ -63,6 +64,7 @@ KIND_OF = {
     "scorer": ["scorer"],
     "variant method": ["variant_method"],
     "extrinsic task": ["dataset", "extrinsic_task"],
+    "extrinsic head kind": ["dataset", "extrinsic_task", "head_kind"],
 }
 
 
@@ -110,6 +112,9 @@ def recipe_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
         for name in registry.names():
             if registry.origin(name) == ORIGIN:
                 registry.unregister(name)
+    for name in HEAD_KINDS.names():
+        if HEAD_KINDS.origin(name) == ORIGIN:
+            HEAD_KINDS.unregister(name)
 
 
 @pytest.fixture(scope="module")
@@ -162,6 +167,7 @@ def test_the_recipe_registers_and_its_test_passes(
         for name in registry.names()
         if registry.origin(name) == ORIGIN
     ]
+    registered += [("head_kind", n) for n in HEAD_KINDS.names() if HEAD_KINDS.origin(n) == ORIGIN]
     assert sorted(k for k, _ in registered) == sorted(KIND_OF[kind])
 
     for test_file in tests:

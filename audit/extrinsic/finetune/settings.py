@@ -27,6 +27,8 @@ SELECTION_FIELDS = frozenset({"checkpoint"})
 #: fine-tuning is keyed by its own seed, so these are left out of the key too (a spec with
 #: `seeds: 1` keeps the keys it had before the field existed).
 REPEAT_FIELDS = frozenset({"seeds"})
+#: Inputs per forward pass when predicting (dev scores, curve points).
+PREDICT_BATCH = 64
 #: Which poolings each model type accepts; the first is the default.
 POOLINGS: dict[str, tuple[Pooling, ...]] = {
     "masked": ("cls", "mean"),

@@ -26,9 +26,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from audit.extrinsic.finetune.examples import LabelledText, ScoredPair
 from audit.extrinsic.finetune.settings import FineTuneSettings
-from audit.extrinsic.finetune.task_head import REGRESSION, TaskHead, classification, head_of
+from audit.extrinsic.finetune.task_head import TaskHead
 from audit.results import FineTuneSummary
 from audit.training.store import ArtefactStore, content_key
 
@@ -99,16 +98,6 @@ def planned_key(
         settings=settings.resolved(model_type, settings.seed),
         data_sha256=head.data_sha256(head, train_rows, dev_rows),
     )
-
-
-def regression_key(**key: Any) -> str:
-    """`planned_key` of the regression head."""
-    return planned_key(REGRESSION, **key)
-
-
-def classifier_key(*, labels: Sequence[str] | None = None, **key: Any) -> str:
-    """`planned_key` of a classification head (`labels`: the classes in output order)."""
-    return planned_key(classification(labels), **key)
 
 
 def _point_name(step: int) -> str:
@@ -307,28 +296,6 @@ def cached_finetune(
     return store.commit(done.model, description=description, summary=done.summary)
 
 
-def cached_regression(
-    loaded: LoadedModel,
-    train_rows: Sequence[ScoredPair],
-    dev_rows: Sequence[ScoredPair],
-    **options: Any,
-) -> StoredFineTune:
-    """`cached_finetune` with the regression head (STS-B)."""
-    return cached_finetune(loaded, REGRESSION, train_rows, dev_rows, **options)
-
-
-def cached_classifier(
-    loaded: LoadedModel,
-    train_rows: Sequence[LabelledText],
-    dev_rows: Sequence[LabelledText],
-    *,
-    labels: Sequence[str] | None = None,
-    **options: Any,
-) -> StoredFineTune:
-    """`cached_finetune` with a classification head (`labels`: the classes in order)."""
-    return cached_finetune(loaded, classification(labels), train_rows, dev_rows, **options)
-
-
 def load_finetuned(
     loaded: LoadedModel,
     stored: StoredFineTune,
@@ -338,7 +305,7 @@ def load_finetuned(
 ) -> TaskModel:
     """The stored fine-tuned model rebuilt on `loaded` (the model it was fine-tuned from),
     in eval mode; a user error when `loaded` is another model. `head`: the task's own
-    head (default: the built-in head the summary names)."""
+    head (default: the head of the kind the summary names, `head_kinds.HEAD_KINDS`)."""
     from safetensors.torch import load_file
 
     from audit.errors import AuditUserError
@@ -353,10 +320,13 @@ def load_finetuned(
     summary = stored.summary
     settings = FineTuneSettings.model_validate(summary.settings)
     assert settings.seed is not None
-    chosen = head if head is not None else head_of(summary.kind, summary.labels)
+    if head is None:
+        from audit.extrinsic.head_kinds import HEAD_KINDS
+
+        head = HEAD_KINDS[summary.kind].rules.stored_head(summary.labels)
     model = build_task_model(
         loaded,
-        task_head=replace(chosen, labels=tuple(summary.labels) or chosen.labels),
+        task_head=replace(head, labels=tuple(summary.labels) or head.labels),
         pooling=summary.pooling,
         max_length=settings.max_length,
         head_dropout=settings.head_dropout,

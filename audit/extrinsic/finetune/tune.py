@@ -1,4 +1,4 @@
-"""Fine-tuning a task head (`task_head.TaskHead`: regression, classification, ...) and a
+"""Fine-tuning a task head (`task_head.TaskHead`, of any registered kind) and a
 copy of an audited model's encoder, in the one training loop (`audit.training.loop`):
 the head's loss is the loop's objective (`HeadObjective`), and the dev scores and the
 caller's curve callback every K steps are the loop's step hook (`CurveHook`).
@@ -26,12 +26,11 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from audit.errors import AuditUserError
-from audit.extrinsic.finetune.examples import LabelledText, ScoredPair, TextInput
+from audit.extrinsic.finetune.examples import TextInput
 from audit.extrinsic.finetune.heads import TaskModel, build_task_model
 from audit.extrinsic.finetune.inputs import EncodedInput
-from audit.extrinsic.finetune.predict import PREDICT_BATCH
-from audit.extrinsic.finetune.settings import FineTuneSettings
-from audit.extrinsic.finetune.task_head import REGRESSION, TaskHead, classification
+from audit.extrinsic.finetune.settings import PREDICT_BATCH, FineTuneSettings
+from audit.extrinsic.finetune.task_head import TaskHead
 from audit.results import DevEvaluation, FineTuneSummary
 from audit.training.device import device_label, isolated_rng, left_for_inference
 from audit.training.loop import Progress, run_loop
@@ -235,25 +234,3 @@ def finetune(
         }
     )
     return FineTuned(model=model, summary=summary)
-
-
-def finetune_regression(
-    loaded: LoadedModel,
-    train_rows: Sequence[ScoredPair],
-    dev_rows: Sequence[ScoredPair],
-    **options: Any,
-) -> FineTuned:
-    """`finetune` with the regression head (STS-B)."""
-    return finetune(loaded, REGRESSION, train_rows, dev_rows, **options)
-
-
-def finetune_classifier(
-    loaded: LoadedModel,
-    train_rows: Sequence[LabelledText],
-    dev_rows: Sequence[LabelledText],
-    *,
-    labels: Sequence[str] | None = None,
-    **options: Any,
-) -> FineTuned:
-    """`finetune` with a classification head (`labels`: the classes in output order)."""
-    return finetune(loaded, classification(labels), train_rows, dev_rows, **options)

@@ -6,8 +6,8 @@ the evaluation inputs before any training (every bad input is an error then), pr
 what the metric needs with a fine-tuned model, and turns those predictions into a value.
 
 The engine (`audit.extrinsic.stage`) does the rest for every task alike: the cached
-fine-tuning of the task's head (its own `TaskData.head`, else the built-in head of its
-entry's kind), the curve points (the task's predictions at every K
+fine-tuning of the task's head (its own `TaskData.head`, else the head of its entry's
+kind, `audit.extrinsic.head_kinds`), the curve points (the task's predictions at every K
 steps, kept as arrays so that a cached fine-tuning gives the same curve), the measurement
 and the record.
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from pydantic import BaseModel
 
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
     from audit.extrinsic.finetune.examples import LabelledText, ScoredPair
     from audit.extrinsic.finetune.heads import TaskModel
     from audit.extrinsic.finetune.task_head import TaskHead
-
-HeadKind = Literal["regression", "classification"]
 
 
 @dataclass(frozen=True)
@@ -92,8 +90,9 @@ class TaskData:
     """A task's data, read and checked: the head's training and dev rows, the evaluation
     inputs (whatever `predict` reads, in `evaluation`) and the task's options (which the
     measure may read). `head` is the task's own head (a `TaskHead` of its entry's kind,
-    which then carries its classes); None: the built-in head of the entry's kind, a
-    classifier over `labels` (default: the training labels, sorted)."""
+    which then carries its classes); None: the head of the entry's kind
+    (`audit.extrinsic.head_kinds`; a classifier's over `labels`, default: the training
+    labels, sorted)."""
 
     dataset: str
     train: Sequence[ScoredPair] | Sequence[LabelledText]

@@ -54,7 +54,7 @@ class BiasBiosTask:
         )
 
     def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]:
-        from audit.extrinsic.finetune.predict import predict_proba
+        from audit.extrinsic.kinds.classification import predict_proba
 
         bios: list[Bio] = data.evaluation
         probs = predict_proba(model, [b.text for b in bios])

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from audit.extrinsic.finetune.examples import nli_examples
-from audit.extrinsic.nli_bias import LABELS, NliPair, nli_bias_replicates, nli_bias_scores
+from audit.extrinsic.nli_bias import LABELS, NliPair, nli_bias_scores
+from audit.extrinsic.nli_gap import nli_bias_replicates
 from audit.extrinsic.options import NliBiasOptions
 from audit.extrinsic.tasks.base import (
     ItemReplicates,
@@ -54,7 +55,7 @@ class NliBiasTask:
         )
 
     def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]:
-        from audit.extrinsic.finetune.predict import predict_proba
+        from audit.extrinsic.kinds.classification import predict_proba
 
         pairs: list[NliPair] = data.evaluation
         return {"probs": predict_proba(model, [(p.premise, p.hypothesis) for p in pairs])}

@@ -87,7 +87,7 @@ class StsBiasTask:
         )
 
     def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]:
-        from audit.extrinsic.finetune.predict import predict_similarity
+        from audit.extrinsic.kinds.regression import predict_similarity
 
         pairs: list[StsBiasPair] = data.evaluation[0]
         both = predict_similarity(model, [p.male for p in pairs] + [p.female for p in pairs])
