@@ -9,7 +9,7 @@ from audit.gates import gate_exit_code
 from audit.ids import PluginId
 from audit.report import cells
 from audit.report.caveats import build_caveats
-from audit.report.charts import distribution_charts, group_charts
+from audit.report.charts import distribution_charts
 from audit.report.dataset_table import datasets_table
 from audit.report.extrinsic import extrinsic_sections
 from audit.report.formatting import (
@@ -21,6 +21,7 @@ from audit.report.formatting import (
     plural,
 )
 from audit.report.gate_summary import overall_verdict, verdict_reason
+from audit.report.group_charts import group_charts
 from audit.report.index import MeasurementIndex
 from audit.report.literature import literature_section
 from audit.report.model import (

@@ -6,13 +6,14 @@ from collections.abc import Callable
 
 from audit.ids import PluginId
 from audit.report.extrinsic_seeds import seed_set_caveat
-from audit.report.formatting import fmt_p, group_name, plain, plural
+from audit.report.formatting import fmt_p, group_name, listed, plain, plural
 from audit.report.index import MeasurementIndex, unique
 from audit.report.intrinsic_extrinsic import correlation_sentence, extrinsic_correlations
 from audit.report.lm_cost import lm_quality_caveat
 from audit.report.model import Caveat
 from audit.report.studies import StudyData
-from audit.results import Measurement, VariantRecord
+from audit.report.variant_caveats import small_variants_caveat
+from audit.results import Measurement
 
 #: Groups with fewer items than this get the small-group caveat.
 SMALL_GROUP = 30
@@ -200,13 +201,6 @@ def _ratio_model(index: MeasurementIndex, model: str) -> bool:
     return variant is not None and variant.ratio is not None
 
 
-def _listed(entries: list[str], limit: int = 8) -> str:
-    """Entries each once, the first `limit` of them, and how many more."""
-    entries = unique(entries)
-    more = f"; and {len(entries) - limit} more" if len(entries) > limit else ""
-    return "; ".join(entries[:limit]) + more
-
-
 def _what(index: MeasurementIndex, m: Measurement) -> str:
     """A measurement for people: 'Bias score of gpt2 (log-likelihood (ll)) on crows_pairs,
     gender'."""
@@ -226,7 +220,7 @@ def undefined_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | No
         title="Some measures have no value",
         text="These measurements are undefined (shown as a dash); they are not zero and "
         "not a pass. Gates on them are inconclusive.",
-        trigger=_listed([f"{_what(index, m)}: {plain(m.note) or 'undefined'}" for m in undefined]),
+        trigger=listed([f"{_what(index, m)}: {plain(m.note) or 'undefined'}" for m in undefined]),
         severity="info",
     )
 
@@ -250,7 +244,7 @@ def no_interval_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | 
         text="These values rest on too few items for an honest interval (or every resample "
         "gave the same value), so they are shown without one rather than with a falsely "
         "narrow one. Read them as rough indications; gates on them are inconclusive.",
-        trigger=_listed(
+        trigger=listed(
             [
                 f"{_what(index, m)}: {plain(str(m.details['interval']['withheld']))}"
                 for m in withheld
@@ -264,7 +258,7 @@ def skipped_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None
     skipped = index.result.skipped_units
     if not skipped:
         return None
-    where = _listed(
+    where = listed(
         [
             f"{s.model} x {s.dataset} x {index.cards.scorer_name(s.scorer)}: {plain(s.reason)}"
             for s in skipped
@@ -305,87 +299,8 @@ def cache_repair_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat |
         text="Some cached scores failed their checksum, or a cache database failed its "
         "integrity check and was set aside (kept for inspection): the affected scores were "
         "computed again in this run, so the numbers do not depend on the damaged data.",
-        trigger=_listed(found, limit=len(found)),
+        trigger=listed(found, limit=len(found)),
         severity="info",
-    )
-
-
-#: Fewer parameters than BERT-base (110 million): a small model.
-SMALL_MODEL = 100_000_000
-#: Fewer optimiser steps than this: a short training.
-FEW_STEPS = 1_000
-
-
-def _millions(n: int) -> str:
-    """'22.7 million', '100 million', '1.2 billion'."""
-    value, unit = (n / 1e6, "million") if n < 1e9 else (n / 1e9, "billion")
-    return f"{value:.1f}".removesuffix(".0") + f" {unit}"
-
-
-def small_variants_caveat(index: MeasurementIndex, studies: StudyData) -> Caveat | None:
-    """Variants trained for few steps or from small models: what their numbers show is what
-    the method does to this model with this budget. Built from each variant's steps and
-    its base's parameter count in results.json. A variant with 0 steps was not trained
-    (a post-hoc projection, Self-Debias): it has no training budget to qualify."""
-    parameters = {m.id: m.n_parameters for m in index.result.models}
-
-    def small_base(v: VariantRecord) -> bool:
-        n = parameters.get(v.base)
-        return n is not None and n < SMALL_MODEL
-
-    found: list[str] = []
-    short: list[int] = []
-    small: dict[str, int] = {}
-    for entry, records in index.variants.entries().items():
-        trained = [v for v in records if v.summary.steps > 0]
-        flagged = [v for v in trained if v.summary.steps < FEW_STEPS or small_base(v)]
-        if not flagged:
-            continue
-        first = flagged[0]
-        steps = sorted({v.summary.steps for v in flagged})
-        short += [n for n in steps if n < FEW_STEPS]
-        n_base = parameters.get(first.base)
-        if small_base(first) and n_base is not None:
-            small[first.base] = n_base
-        size = f"{_millions(n_base)} parameters" if n_base is not None else "size not recorded"
-        step_text = (
-            f"{steps[0]:,} steps" if len(steps) == 1 else f"{steps[0]:,} to {steps[-1]:,} steps"
-        )
-        who = first.id if len(flagged) == 1 else f"{entry} ({len(flagged)} models)"
-        each = " each" if len(flagged) > 1 else ""
-        found.append(
-            f"{who}: {step_text}{each} on {plural(first.training_examples, 'sentence')} "
-            f"from {first.base} ({size})"
-        )
-    if not found:
-        return None
-    how = []
-    if short:
-        low, high = min(short), max(short)
-        how.append(f"for {low:,} steps" if low == high else f"for {low:,} to {high:,} steps")
-    if small:
-        sizes = ", ".join(f"{base} has {_millions(n)}" for base, n in small.items())
-        how.append(f"from base models under {_millions(SMALL_MODEL)} parameters ({sizes})")
-    unlike = (
-        "BERT-size models (110 million parameters and more) trained for longer"
-        if small
-        else "these models trained for longer"
-    )
-    title = (
-        "Variants of small models, briefly trained"
-        if small and short
-        else "Variants of small models"
-        if small
-        else "Briefly trained variants"
-    )
-    return Caveat(
-        id="small-variants",
-        title=title,
-        text=f"These variants were trained {', '.join(how)}. Their numbers show what each "
-        "method does to these models with this training budget, not what it would do to "
-        f"{unlike}, as in the papers the methods come from. Read a variant's difference from "
-        "its base as evidence about this model only.",
-        trigger=_listed(found),
     )
 
 

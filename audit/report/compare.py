@@ -15,12 +15,12 @@ from audit.comparison.paired import PairedTest
 from audit.comparison.runs import RunComparison, compare_results
 from audit.report.cards import MeasureCards
 from audit.report.caveats import KANEKO
+from audit.report.comparison_table import comparison_table
 from audit.report.comparison_verdicts import moved_words, tally
 from audit.report.formatting import fmt_date
 from audit.report.index import unique
 from audit.report.model import CardView, Caveat, SignOff, Table
 from audit.report.recommendation import decisions, recommendation_line
-from audit.report.studies import comparison_table
 from audit.report.unread import unread_lines
 from audit.results import AuditResult
 from audit.results_io import read_results, read_scores

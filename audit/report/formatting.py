@@ -212,3 +212,10 @@ def join_words(words: list[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
     return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def listed(entries: list[str], limit: int = 8) -> str:
+    """Entries each once, the first `limit` of them, and how many more."""
+    entries = list(dict.fromkeys(entries))
+    more = f"; and {len(entries) - limit} more" if len(entries) > limit else ""
+    return "; ".join(entries[:limit]) + more

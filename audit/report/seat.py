@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import altair as alt
 import pandas as pd
 
-from audit.report.charts import WIDTH, _configure
+from audit.report.chart_style import WIDTH, configure_chart
 from audit.report.model import Cell, Chart, Table
 from audit.report.tables import slug
 
@@ -143,6 +143,6 @@ def seat_chart(rows: Sequence[SeatRow], *, alpha: float) -> Chart | None:
             f"below {alpha:g} (not corrected for the {len(tests)} tests). The dashed line "
             "marks 0, no differential association; positive d: X closer to A than Y is."
         ),
-        spec=_configure(chart),
+        spec=configure_chart(chart),
         alt="SEAT effect size per test for " + ", ".join(models),
     )

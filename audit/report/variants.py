@@ -10,21 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd
-
 from audit.report import cells
-from audit.report.charts import small_multiples
+from audit.report.comparison_table import comparison_row
 from audit.report.comparison_verdicts import count_verdicts, distinct, verdict_key
 from audit.report.corpora import corpora_table
 from audit.report.downstream import downstream_table
-from audit.report.formatting import fmt_num, fmt_seconds, group_name, join_words, plural
+from audit.report.formatting import group_name, join_words, plural
 from audit.report.index import MeasurementIndex, unique
 from audit.report.layout import BODY_ROWS
 from audit.report.lm_cost import lm_cost_table
 from audit.report.meta_evaluation import meta_section
-from audit.report.model import Chart, Section, Table
-from audit.report.studies import comparison_row
+from audit.report.model import Section, Table
 from audit.report.tables import model_cell
+from audit.report.variant_training import loss_chart, ordered_variants, training_table
 from audit.results import ComparisonRecord, VariantRecord
 from audit.results.studies import DOWNSTREAM_FAMILY
 
@@ -51,10 +49,6 @@ def _options(record: VariantRecord) -> str:
     return ", ".join(f"{k} = {_option_value(options[k])}" for k in sorted(options))
 
 
-def _ordered(index: MeasurementIndex) -> list[VariantRecord]:
-    return [v for entry in index.variants.entries().values() for v in entry]
-
-
 def variants_table(index: MeasurementIndex) -> Table:
     """One row per variant: method and options, corpus, whether this run trained it, the
     he/she probe and the cache key."""
@@ -77,7 +71,7 @@ def variants_table(index: MeasurementIndex) -> Table:
             "Cache key",
         ],
     )
-    for v in _ordered(index):
+    for v in ordered_variants(index):
         run = "from the cache" if v.cached else "trained"
         if not v.cached and v.summary.resumed_from_step is not None:
             run = f"trained (resumed at step {v.summary.resumed_from_step:,})"
@@ -108,112 +102,6 @@ def variants_table(index: MeasurementIndex) -> Table:
         )
     table = maker.table()
     return table.model_copy(update={"long_rows": True})
-
-
-def _setting(training: dict[str, Any], key: str) -> Any:
-    return training.get(key)
-
-
-#: The training objectives of TrainingSummary in words.
-OBJECTIVES = {
-    "masked_lm": "masked LM",
-    "causal_lm": "next-token LM",
-    "at": "AT: debias + regulariser",
-}
-
-
-def _lora(v: VariantRecord) -> cells.Cell:
-    lora = _setting(v.training, "lora")
-    if not lora:
-        return cells.text("no")
-    parts = (
-        [f"rank {lora.get('r')}", f"alpha {lora.get('alpha')}"] if isinstance(lora, dict) else []
-    )
-    trainable = v.summary.trainable_parameters
-    note = f"{trainable:,} trainable parameters" if trainable is not None else ""
-    return cells.text(", ".join(parts) or "yes", note=note)
-
-
-def training_table(index: MeasurementIndex) -> Table:
-    """How each variant was trained: settings, time and loss."""
-    maker = cells.TableMaker(
-        id="variant-training",
-        title="Training of each variant",
-        caption="Continued training of the base model with its own objective. Steps: "
-        "optimiser steps trained; time: the training itself, all sessions (a variant from "
-        "the cache was trained by an earlier run); loss: mean of the first and of the last "
-        "logged window of steps.",
-        columns=[
-            "Variant",
-            "Objective",
-            "Steps",
-            "Learning rate",
-            "Batch",
-            "Max length",
-            "Seed",
-            "LoRA",
-            "Device",
-            "Time",
-            "Loss first → last",
-        ],
-    )
-    for v in _ordered(index):
-        s = v.summary
-        epochs = _setting(v.training, "epochs")
-        steps_note = f"{epochs:g} epoch(s) of {s.examples:,} examples" if epochs else ""
-        lr = _setting(v.training, "learning_rate")
-        seed = _setting(v.training, "seed")  # none for a variant with no training settings
-        loss = (
-            f"{fmt_num(s.first_loss, 3)}\u00a0→\u00a0{fmt_num(s.last_loss, 3)}"
-            if s.first_loss is not None and s.last_loss is not None
-            else "—"
-        )
-        maker.add(
-            [
-                cells.text(v.id),
-                cells.text(OBJECTIVES.get(s.objective, s.objective)),
-                cells.Cell(kind="count", value=float(s.steps), note=steps_note),
-                cells.text(f"{lr:g}" if isinstance(lr, int | float) else "—"),
-                cells.count(_setting(v.training, "batch_size")),
-                cells.count(_setting(v.training, "max_length")),
-                cells.text("—" if seed is None else str(seed)),
-                _lora(v),
-                cells.text(s.device),
-                cells.text(fmt_seconds(s.seconds).replace(" ", "\u00a0")),
-                cells.text(loss),
-            ]
-        )
-    return maker.table().model_copy(update={"long_rows": True, "detail": True})
-
-
-def loss_chart(index: MeasurementIndex) -> Chart | None:
-    """The loss curve of every variant that logged at least two windows."""
-    rows = [
-        {"variant": v.id, "step": p.step, "loss": p.loss}
-        for v in index.variants.records.values()
-        if len(v.summary.curve) >= 2
-        for p in v.summary.curve
-    ]
-    if not rows:
-        return None
-    order = [v.id for entry in index.variants.entries().values() for v in entry]
-    frame = pd.DataFrame(rows)
-    drawn = [m for m in order if m in set(frame["variant"])]
-    return Chart(
-        id="variant-loss-chart",
-        title="Training loss of each variant",
-        caption="Mean training loss of each logged window of steps, one panel per variant "
-        "(each with its own scale). " + index.variants.legend(drawn),
-        spec=small_multiples(
-            frame,
-            x="step",
-            y="loss",
-            facet="variant",
-            order=drawn,
-        ),
-        alt="Training loss per step of " + ", ".join(drawn),
-        detail=True,
-    )
 
 
 def base_comparisons(index: MeasurementIndex) -> list[ComparisonRecord]:

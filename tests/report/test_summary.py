@@ -12,7 +12,7 @@ from audit.cards import PluginCard
 from audit.ids import PluginId
 from audit.measures.indicator import bias_score_interval
 from audit.report.build import build_report
-from audit.report.charts import group_chart
+from audit.report.group_charts import group_chart
 from audit.report.index import MeasurementIndex
 from audit.report.pdf import write_pdf
 from audit.report.render import render_html
