@@ -39,36 +39,28 @@ Integer titles are kept as strings ("13").
 
 from __future__ import annotations
 
-import math
-import numbers
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from audit.cards import PluginCard
-from audit.data.reading import iter_jsonl, read_table
-from audit.data.record_files import read_json_objects, read_parquet_records, read_pickle_records
 from audit.data.task_entry import TASK_DATASET_SHAPE, NoSpecOptions, TaskDatasetEntry, TaskSplits
+from audit.data.tasks.biasbios_fields import (
+    GENDER_FIELDS,
+    SUFFIXES,
+    TITLE_FIELDS,
+    Gender,
+    bio_text,
+    field_name,
+    read_gender,
+    read_records,
+)
 from audit.errors import AuditUserError, DataError
 
-Gender = Literal["female", "male"]
 BIASBIOS_FOLDER = "biasbios"
-SUFFIXES = (".pkl", ".pickle", ".jsonl", ".json", ".csv", ".tsv", ".parquet")
 SPLIT_NAMES = ("train", "dev", "test")
-TEXT_FIELDS = ("hard_text_untokenized", "hard_text", "text", "bio")
-TITLE_FIELDS = ("title", "profession", "p", "occupation", "label")
-GENDER_FIELDS = ("gender", "g")
-_GENDER_WORDS: dict[str, Gender] = {
-    "f": "female",
-    "female": "female",
-    "woman": "female",
-    "w": "female",
-    "m": "male",
-    "male": "male",
-    "man": "male",
-}
 DOWNLOAD_HINT = (
     "BiasBios is not shipped (its bios come from Common Crawl): build BIOS.pkl with the "
     "Microsoft biosbias repository (https://github.com/microsoft/biosbias: run "
@@ -77,11 +69,6 @@ DOWNLOAD_HINT = (
     "bios_test.pickle) or a JSONL/CSV/Parquet export with text, title and gender columns; "
     f"put the file(s) in <data folder>/{BIASBIOS_FOLDER}/ and give the folder with "
     "`audit run --data-dir DIR`"
-)
-_RECORD = "a dict with text, title and gender, as biosbias' BIOS.pkl"
-_EXPORT_HINT = (
-    "Export the bios to JSON Lines (one object per line with text, title and gender) and "
-    "read that instead"
 )
 
 
@@ -171,129 +158,6 @@ def _names_split(path: Path, split: str) -> bool:
     return re.search(rf"(?:^|[_\-.]){split}(?:$|[_\-.])", path.stem.lower()) is not None
 
 
-# --- reading records ----------------------------------------------------------------------
-
-
-def _records(path: Path) -> list[tuple[str, Mapping[str, Any]]]:
-    """(where, record) of every record, `where` naming the file, the line where the
-    format has lines, and the record's 0-based number."""
-    suffix = path.suffix.lower()
-    if suffix in (".pkl", ".pickle"):
-        numbered = read_pickle_records(path, item=_RECORD, export_hint=_EXPORT_HINT)
-        return [(f"{path}: record {n}", r) for n, r in numbered]
-    if suffix == ".json":
-        objects = read_json_objects(path, item=_RECORD)
-        return [(f"{path}:{line}: record {n}", r) for n, (line, r) in enumerate(objects)]
-    if suffix == ".parquet":
-        return [(f"{path}: record {n}", r) for n, r in read_parquet_records(path)]
-    if suffix == ".jsonl":
-        lines = iter_jsonl(
-            path,
-            expected="an object with text, title and gender",
-            not_json="not valid JSON",
-            json_array="name it .json",
-        )
-        return [(f"{path}:{line}: record {n}", r) for n, (line, r) in enumerate(lines)]
-    if suffix in (".csv", ".tsv"):
-        table = read_table(path, "\t" if suffix == ".tsv" else ",", blank_rows="skip")
-        return [(f"{path}:{r.line}: record {n}", r.cells) for n, r in enumerate(table.records)]
-    raise DataError(
-        f"BiasBios: {path} has the suffix {path.suffix or '(none)'}; expected one of "
-        f"{', '.join(SUFFIXES)}"
-    )
-
-
-def _first(record: Mapping[str, Any], names: Sequence[str]) -> str | None:
-    return next((n for n in names if n in record and not _missing(record[n])), None)
-
-
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _is_code(value: Any) -> bool:
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, numbers.Integral):
-        return True
-    return isinstance(value, str) and value.strip().lstrip("-").isdigit()
-
-
-def _gender(value: Any, codes: Mapping[str, str] | None, where: str) -> Gender:
-    if codes is not None and str(value).strip() in codes:
-        mapped = str(codes[str(value).strip()]).strip().lower()
-        if mapped in _GENDER_WORDS:
-            return _GENDER_WORDS[mapped]
-        raise AuditUserError(
-            f"BiasBios: gender_codes maps {str(value).strip()!r} to "
-            f"{codes[str(value).strip()]!r}; "
-            "expected female or male"
-        )
-    if _is_code(value):
-        raise DataError(
-            f"{where}: gender {value!r} is a numeric code; say what the codes mean with "
-            "gender_codes, e.g. {'0': 'male', '1': 'female'}, as the export's dataset card "
-            "gives them"
-        )
-    word = str(value).strip().lower()
-    if word in _GENDER_WORDS:
-        return _GENDER_WORDS[word]
-    raise DataError(
-        f"{where}: gender {value!r} is not one of F, M, female, male, woman, man (any case)"
-        + (f" nor a key of gender_codes ({', '.join(codes)})" if codes else "")
-    )
-
-
-def _text(
-    record: Mapping[str, Any], field: str | None, use: Literal["auto", "scrubbed"], where: str
-) -> str:
-    keys = ", ".join(sorted(map(str, record))) or "none"
-    if field is not None:
-        if field not in record or _missing(record[field]):
-            raise DataError(f"{where}: no text field {field!r} (fields: {keys})")
-        return str(record[field]).strip()
-    if use == "scrubbed":
-        if "bio" not in record or _missing(record["bio"]):
-            raise DataError(
-                f"{where}: text='scrubbed' reads the field 'bio' (biosbias' scrubbed bio), "
-                f"which this record lacks (fields: {keys})"
-            )
-        return str(record["bio"]).strip()
-    if "raw" in record and "start_pos" in record:
-        raw, start = record["raw"], record["start_pos"]
-        if not isinstance(raw, str) or not _is_code(start):
-            raise DataError(
-                f"{where}: 'raw' must be text and 'start_pos' an integer "
-                f"(got {type(raw).__name__}, {start!r})"
-            )
-        return raw[int(start) :].strip()
-    name = _first(record, TEXT_FIELDS)
-    if name is None:
-        alone = (
-            "; 'raw' is not read without 'start_pos': the whole bio's first sentence names "
-            "the title"
-            if "raw" in record
-            else ""
-        )
-        raise DataError(
-            f"{where}: no text field: expected raw + start_pos (biosbias) or one of "
-            f"{', '.join(TEXT_FIELDS)}, or name it with text_field (fields: {keys}){alone}"
-        )
-    return str(record[name]).strip()
-
-
-def _field(
-    record: Mapping[str, Any], named: str | None, defaults: Sequence[str], what: str, where: str
-) -> str:
-    """The name of the record's `what` field: `named`, else the first default present."""
-    name = named or _first(record, defaults)
-    if name is None or name not in record or _missing(record[name]):
-        keys = ", ".join(sorted(map(str, record))) or "none"
-        wanted = repr(named) if named else "one of " + ", ".join(defaults)
-        raise DataError(f"{where}: no {what} field ({wanted}; fields: {keys})")
-    return name
-
-
 def load_biasbios(
     path: Path | str,
     *,
@@ -316,16 +180,16 @@ def load_biasbios(
         raise DataError(f"BiasBios: {path} does not exist. {DOWNLOAD_HINT}")
     codes = {str(k).strip(): str(v) for k, v in gender_codes.items()} if gender_codes else None
     bios: list[Bio] = []
-    for number, (where, record) in enumerate(_records(path)):
-        title_name = _field(record, title_field, TITLE_FIELDS, "title", where)
-        gender_name = _field(record, gender_field, GENDER_FIELDS, "gender", where)
-        body = _text(record, text_field, text, where)
+    for number, (where, record) in enumerate(read_records(path)):
+        title_name = field_name(record, title_field, TITLE_FIELDS, "title", where)
+        gender_name = field_name(record, gender_field, GENDER_FIELDS, "gender", where)
+        body = bio_text(record, text_field, text, where)
         title = str(record[title_name]).strip()
         if not body:
             raise DataError(f"{where}: the text is empty")
         if not title:
             raise DataError(f"{where}: the title ({title_name}) is empty")
-        gender = _gender(record[gender_name], codes, where)
+        gender = read_gender(record[gender_name], codes, where)
         bios.append(Bio(text=body, title=title, gender=gender, index=number))
     if not bios:
         raise DataError(f"{path}: no bios")
