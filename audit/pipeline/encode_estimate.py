@@ -30,6 +30,7 @@ from audit.pipeline.calibrator import (
     sample_hash,
     timed_as,
 )
+from audit.variants.labelled_data import labelled_of
 
 if TYPE_CHECKING:
     from audit.measures.seat_options import SeatOptions
@@ -46,7 +47,8 @@ def projection_estimate(plan: AuditPlan, calibrator: Calibrator, job: VariantJob
     """A post-hoc variant's time: its sentences encoded, then its method's computation."""
     base = plan.models[job.base]
     training = job.training
-    sentences = [s for group in job.data.labelled.values() for s in group]
+    labelled = labelled_of(job.data)
+    sentences = [s for group in labelled.values() for s in group]
     sample = spread_sample(sentences)
     what = f"{job.model_id} ({job.method.label} of {job.base}): {job.work_text()}"
     key = calibrator.key(
@@ -64,7 +66,7 @@ def projection_estimate(plan: AuditPlan, calibrator: Calibrator, job: VariantJob
     seconds, basis = encoding.seconds(len(sentences)), per_unit(encoding, "sentence")
     if job.rehearsal is not None:
         rehearsal = job.rehearsal(job.options, job.data)
-        shape = {name: len(group) for name, group in job.data.labelled.items()}
+        shape = {name: len(group) for name, group in labelled.items()}
         fit_key = calibrator.key(
             "fit",
             base,

@@ -59,9 +59,7 @@ def training_text(variants: VariantPlan) -> Iterable[str]:
     built from it (CDA's swapped copies, AT's target and attribute sentences)."""
     for job in variants.jobs:
         yield from job.corpus.sentences
-        yield from job.data.sentences
-        yield from job.data.target_sentences
-        yield from job.data.attribute_sentences
+        yield from job.data.training_texts()
 
 
 def plan_lm_quality(

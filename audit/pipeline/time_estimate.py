@@ -44,10 +44,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Calibrator", "StageEstimate", "describe_times", "estimate_times"]
 
-#: AT's step against a plain LM step: the frozen original and the trained copy on a
-#: target and an attribute batch, 2 x 8 x parameters x tokens FLOPs against 6 x.
-AT_STEP_FACTOR = 16 / 6
-
 
 def scoring_estimates(
     plan: AuditPlan, cache: ScoreCache, calibrator: Calibrator
@@ -170,13 +166,13 @@ def training_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEst
             estimates.append(StageEstimate("training", what, earlier * steps, basis))
             continue
         throughput = _step_throughput(plan, calibrator, job)
-        factor = AT_STEP_FACTOR if job.objective.kind == "at" else 1.0
+        factor = job.objective.step_cost  # e.g. AT's frozen original and 2 batches
         estimate = estimate_of("training", what, throughput, steps, "step")
         if throughput is not None and factor != 1.0:
             estimate = dataclasses.replace(
                 estimate,
                 seconds=throughput.seconds(steps) * factor,
-                basis=estimate.basis + f"; x {factor:.2g} for AT's frozen original and 2 batches",
+                basis=estimate.basis + f"; x {factor:.2g} for {job.objective.kind}'s step cost",
             )
         estimates.append(estimate)
     return estimates
@@ -185,7 +181,7 @@ def training_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEst
 def _step_throughput(plan: AuditPlan, calibrator: Calibrator, job: VariantJob) -> Throughput | None:
     base = plan.models[job.base]
     data, training = job.data, job.training
-    texts = data.sentences or (data.target_sentences + data.attribute_sentences)
+    texts = data.training_texts()
     lora = "lora" if training.lora is not None else "full"
     key = calibrator.key("train", base, training.batch_size, training.max_length, lora)
     basis = (

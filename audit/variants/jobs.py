@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -115,8 +115,7 @@ class VariantPlan:
 
 def data_sha256(data: TrainingData) -> str:
     """A hash of everything a method hands the trainer."""
-    payload = {k: v if not isinstance(v, Mapping) else dict(v) for k, v in asdict(data).items()}
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    text = json.dumps(data.key_fields(), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

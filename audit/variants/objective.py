@@ -1,18 +1,28 @@
 """What a variant method asks the trainer for: what to train on (`TrainingData`) and
 with which loss (`Objective`). Plain dataclasses, no torch: methods build them while
-planning; `audit.variants.trainer.train_model` turns the objective into a
-`audit.training.objective.TrainingObjective` and runs the one training loop.
+planning; `audit.variants.trainer.train_model` has the objective's builder turn it into
+a `audit.training.objective.TrainingObjective` and runs the one training loop.
 
-A method with a loss of its own gives `Objective(kind="<its name>", build=<builder>)`:
-the builder gets an `ObjectiveSetup` (the model, tokenizer, data, batch size, seed,
-device) and returns its `TrainingObjective` (see docs/training.md, "A new objective").
+This is the one door for every method, built-in or plug-in (docs/plugins.md, "A
+debiasing method with a new loss"):
+
+- data: `TrainingData.sentences` for the model's own LM objective, or the method's own
+  data in `TrainingData.own`: any frozen dataclass with the three methods of `MethodData`
+  (AT's `AtData`, a projection's `LabelledSentences`, a plug-in's own);
+- loss: `Objective(kind=<its name>, build=<builder>, settings=<its options>)`: the
+  builder gets an `ObjectiveSetup` (the model, tokenizer, data, batch size, seed, device)
+  and returns its `TrainingObjective`, checking the data it needs; without `build`, the
+  model's own language-model objective (`build_language_model`).
+
+Nothing here knows a method: the shared code reads an objective's `settings` and a
+data's `key_fields()` without looking inside.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 if TYPE_CHECKING:
     import torch
@@ -20,50 +30,95 @@ if TYPE_CHECKING:
 
     from audit.training.objective import TrainingObjective
 
+#: The field layout of the data key when `TrainingData` held every method's fields.
+#: Every data key starts from it (a method's `key_fields` fill in its own names), so
+#: that the variants stored before keep their keys (`audit.variants.jobs.data_sha256`).
+DATA_KEY_LAYOUT: Mapping[str, Any] = {
+    "sentences": (),
+    "target_sentences": (),
+    "attribute_sentences": (),
+    "attribute_words": {},
+    "target_words": (),
+    "labelled": {},
+}
+
+
+class MethodData(Protocol):
+    """A method's own training data (`TrainingData.own`)."""
+
+    def n_examples(self) -> int:
+        """Training examples (what the steps of an epoch are counted in)."""
+        ...
+
+    def training_texts(self) -> tuple[str, ...]:
+        """The sentences the weights are trained on (kept out of held-out text, timed by
+        the plan); () for data that trains no weights (a projection's)."""
+        ...
+
+    def key_fields(self) -> dict[str, Any]:
+        """JSON-able fields that make two data the same (hashed into the variant key)."""
+        ...
+
+
+D = TypeVar("D")
+
 
 @dataclass(frozen=True)
 class TrainingData:
-    """The text a training reads. LM objectives (cda, dropout, bias_controlled) read
-    `sentences`; AT reads target and attribute sentences and the word lists."""
+    """The text a training reads: `sentences` (the LM objective's), and a method's own
+    data (`own`)."""
 
     sentences: tuple[str, ...] = ()
-    target_sentences: tuple[str, ...] = ()
-    attribute_sentences: tuple[str, ...] = ()
-    attribute_words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    target_words: tuple[str, ...] = ()
-    #: Post-hoc projections (INLP, SentenceDebias): sentences by label (a class, or the
-    #: position in a counterfactual set, rows aligned across labels).
-    labelled: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    own: MethodData | None = None
 
     def n_examples(self) -> int:
-        """Training examples: the sentences, target + attribute sentences for AT, or the
-        labelled sentences of a projection."""
-        if self.sentences:
-            return len(self.sentences)
-        if self.labelled:
-            return sum(len(v) for v in self.labelled.values())
-        return len(self.target_sentences) + len(self.attribute_sentences)
+        """Training examples: the own data's, else the sentences."""
+        return self.own.n_examples() if self.own is not None else len(self.sentences)
+
+    def training_texts(self) -> tuple[str, ...]:
+        """Every sentence the weights are trained on."""
+        own = self.own.training_texts() if self.own is not None else ()
+        return (*self.sentences, *own)
+
+    def key_fields(self) -> dict[str, Any]:
+        """What the data key hashes: `DATA_KEY_LAYOUT` filled in."""
+        own = self.own.key_fields() if self.own is not None else {}
+        return {**DATA_KEY_LAYOUT, "sentences": self.sentences, **own}
+
+    def own_as(self, kind: type[D]) -> D:
+        """The own data, checked to be a `kind` (an objective's builder reads its own)."""
+        if not isinstance(self.own, kind):
+            got = type(self.own).__name__
+            raise TypeError(f"the training data holds {got}, not the {kind.__name__} expected")
+        return self.own
 
 
 @dataclass(frozen=True)
 class Objective:
-    """The loss: the model's own LM objective (`lm`, optionally with dropout debiasing's
-    dropout), AT (`at`, Kaneko & Bollegala 2021) with its options, or a method's own loss
-    (any other `kind`, built by `build`)."""
+    """The loss: `build` (a method's own builder; the model's own language-model
+    objective without one) with the method's `settings`, under the dropout the training
+    puts on the model (dropout debiasing's; None leaves the model's own).
+    `step_cost`: what one step costs against one step of the LM objective on the same
+    batch size (AT: a frozen original and two batches), for `audit plan`'s estimate."""
 
     kind: str
     attention_dropout: float | None = None
     hidden_dropout: float | None = None
-    at_alpha: float = 0.2
-    at_beta: float = 0.8
-    at_layers: Literal["all", "first", "last"] = "all"
-    at_level: Literal["token", "sentence"] = "token"
-    at_compat: Literal["formula", "reference"] = "formula"
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    step_cost: float = 1.0
     build: Callable[[ObjectiveSetup], TrainingObjective] | None = field(default=None, compare=False)
 
     def identity(self) -> dict[str, Any]:
         """The fields that make two objectives the same (the builder left out)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "build"}
+        return {
+            "kind": self.kind,
+            "attention_dropout": self.attention_dropout,
+            "hidden_dropout": self.hidden_dropout,
+            **dict(self.settings),
+        }
+
+    def builder(self) -> Callable[[ObjectiveSetup], TrainingObjective]:
+        return build_language_model if self.build is None else self.build
 
 
 @dataclass(frozen=True)
@@ -80,3 +135,22 @@ class ObjectiveSetup:
     max_length: int
     seed: int
     device: torch.device
+
+
+def build_language_model(setup: ObjectiveSetup) -> TrainingObjective:
+    """The model's own objective (MLM or next-token) on `setup.data.sentences`."""
+    from audit.errors import AuditUserError
+    from audit.training.objectives.lm import LanguageModelTask
+
+    if not setup.data.sentences:
+        raise AuditUserError("training: the language-model objective got no training sentences")
+    return LanguageModelTask(
+        setup.model,
+        setup.tokenizer,
+        setup.data.sentences,
+        model_type=setup.model_type,
+        batch_size=setup.batch_size,
+        max_length=setup.max_length,
+        seed=setup.seed,
+        device=setup.device,
+    )

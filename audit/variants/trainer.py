@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 import torch
 
-from audit.errors import AuditUserError
 from audit.results import TrainingSummary
 from audit.training.device import device_label, isolated_rng, left_for_inference
 from audit.training.dropout import dropout_applied
@@ -50,62 +49,23 @@ def training_identity(
     data: TrainingData,
     settings: TrainingSpec,
 ) -> str:
-    """A hash of what makes two trainings the same (checkpoint_every left out)."""
-    digest = hashlib.sha256()
+    """A hash of what makes two trainings the same (checkpoint_every left out): a
+    checkpoint resumes only the training of the same identity."""
     facts = {
         "model": type(model).__name__,
         "parameters": sum(p.numel() for p in model.parameters()),
         "model_type": model_type,
         "objective": objective.identity(),
         "settings": settings.model_dump(mode="json", exclude={"checkpoint_every"}),
+        "data": data.key_fields(),
     }
-    digest.update(json.dumps(facts, sort_keys=True).encode())
-    for name, texts in (
-        ("sentences", data.sentences),
-        ("targets", data.target_sentences),
-        ("attributes", data.attribute_sentences),
-        ("target_words", data.target_words),
-    ):
-        digest.update(f"\n{name}:{len(texts)}\n".encode())
-        digest.update("\n".join(texts).encode())
-    digest.update(json.dumps({k: list(v) for k, v in data.attribute_words.items()}).encode())
-    return digest.hexdigest()
-
-
-def _check_data(objective: Objective, data: TrainingData) -> None:
-    if objective.kind == "lm" and not data.sentences:
-        raise AuditUserError("training: the language-model objective got no training sentences")
-    if objective.kind == "at" and not (data.target_sentences and data.attribute_sentences):
-        raise AuditUserError(
-            f"training (at): AT needs target and attribute sentences; got "
-            f"{len(data.target_sentences)} target and {len(data.attribute_sentences)} "
-            "attribute sentences"
-        )
+    return hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()
 
 
 def build_objective(setup: ObjectiveSetup) -> TrainingObjective:
-    """The objective's own builder, else the built-in of its kind (`lm`, `at`)."""
-    objective = setup.objective
-    if objective.build is not None:
-        return objective.build(setup)
-    if objective.kind == "at":
-        from audit.variants.methods.at_loss import AttributeTargetTask
-
-        return AttributeTargetTask(setup)
-    if objective.kind != "lm":
-        raise ValueError(f"objective {objective.kind!r} has no builder (Objective.build)")
-    from audit.training.objectives.lm import LanguageModelTask
-
-    return LanguageModelTask(
-        setup.model,
-        setup.tokenizer,
-        setup.data.sentences,
-        model_type=setup.model_type,
-        batch_size=setup.batch_size,
-        max_length=setup.max_length,
-        seed=setup.seed,
-        device=setup.device,
-    )
+    """The objective's own builder (the language-model objective's without one); the
+    builder checks that the data holds what it needs."""
+    return setup.objective.builder()(setup)
 
 
 def train_model(
@@ -132,7 +92,6 @@ def train_model(
     if settings.seed is None:
         raise ValueError("settings.seed must be filled in (TrainingSpec.with_seed)")
     seed = settings.seed
-    _check_data(objective, data)
     if settings.lora is not None:
         require_peft()
     identity = training_identity(model, model_type, objective, data, settings)

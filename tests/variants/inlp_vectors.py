@@ -13,10 +13,10 @@ import numpy as np
 
 from audit.scoring.sentence_vectors import SentenceVectors
 from audit.variants.corpus import Corpus
+from audit.variants.labelled_data import labelled_data
 from audit.variants.methods.base import MethodContext
 from audit.variants.methods.inlp import fit
 from audit.variants.methods.options import InlpOptions
-from audit.variants.objective import TrainingData
 from audit.variants.posthoc import ProjectionFit, ProjectionSetup
 
 if TYPE_CHECKING:
@@ -53,8 +53,8 @@ class VectorSetup(ProjectionSetup):
 def run_fit(
     bias_type: str, sizes: dict[str, int], *, iterations: int, dim: int, **options: Any
 ) -> ProjectionFit:
-    data = TrainingData(
-        labelled={name: tuple(f"{name} {i}" for i in range(n)) for name, n in sizes.items()}
+    data = labelled_data(
+        {name: tuple(f"{name} {i}" for i in range(n)) for name, n in sizes.items()}
     )
     setup = VectorSetup(
         loaded=cast("LoadedModel", None),

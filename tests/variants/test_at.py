@@ -18,6 +18,8 @@ from audit.scoring.masked.scorers import PLL_SCORER
 from audit.scoring.options import MaskedOptions
 from audit.training.encode import encode_sentences
 from audit.training.schedule import Stream
+from audit.variants.methods.at import at_objective
+from audit.variants.methods.at_data import AtData, at_training_data
 from audit.variants.methods.at_loss import (
     DEBIAS_STEP,
     AttributeTargetTask,
@@ -32,7 +34,7 @@ from audit.variants.trainer import Objective, TrainingData, train_model
 from tests.variants.tiny_lm import CORPUS, NEUTRAL, OCCUPATIONS, gendered_sentences, load
 
 CPU = torch.device("cpu")
-DATA = TrainingData(
+DATA = at_training_data(
     target_sentences=NEUTRAL[:7],
     attribute_sentences=(*gendered_sentences("he"), *gendered_sentences("she")),
     attribute_words={"male": ("he", "his", "man", "brother"), "female": ("she", "her")},
@@ -99,7 +101,7 @@ def test_debias_term_goes_to_zero_and_attribute_states_stay(
     dirs: dict[str, Path], tmp_path: Path, model_type: str
 ) -> None:
     model, tokenizer = load(dirs[model_type], model_type)
-    objective = Objective(kind="at")
+    objective = at_objective()
     probe = _task(model, tokenizer, model_type, objective)  # its frozen copy: the original
     probe.vectors = probe._formula_vectors()
     debias_before, _ = _measure(probe, model)
@@ -117,7 +119,7 @@ def test_debias_term_goes_to_zero_and_attribute_states_stay(
 
     # Without the regulariser the attribute states drift far more.
     free, _ = load(dirs[model_type], model_type)
-    _train(free, tokenizer, model_type, Objective(kind="at", at_beta=0.0), tmp_path / "free")
+    _train(free, tokenizer, model_type, at_objective(beta=0.0), tmp_path / "free")
     _, free_distance = _measure(probe, free)
     assert free_distance > 3 * distance
 
@@ -137,7 +139,7 @@ def test_every_mode_trains(
     dirs: dict[str, Path], tmp_path: Path, compat: str, level: str, layers: str
 ) -> None:
     model, tokenizer = load(dirs["masked"], "masked")
-    objective = Objective(kind="at", at_compat=compat, at_level=level, at_layers=layers)  # type: ignore[arg-type]
+    objective = at_objective(compat=compat, level=level, layers=layers)  # type: ignore[arg-type]
     summary = train_model(
         model,
         tokenizer,
@@ -159,7 +161,7 @@ def test_every_mode_trains(
 def test_vector_spaces_of_the_two_modes(dirs: dict[str, Path]) -> None:
     model, tokenizer = load(dirs["masked"], "masked")
     layers, hidden = model.config.num_hidden_layers, model.config.hidden_size
-    formula = _task(model, tokenizer, "masked", Objective(kind="at"))
+    formula = _task(model, tokenizer, "masked", at_objective())
     vectors = formula._formula_vectors()
     assert vectors.shape == (2, layers, hidden), "formula: the N layer outputs"
     # the male vector at the last layer: the mean state of "he" in the male sentences
@@ -167,7 +169,7 @@ def test_vector_spaces_of_the_two_modes(dirs: dict[str, Path]) -> None:
     with torch.no_grad():
         states = model.bert(**encoded, output_hidden_states=True).hidden_states[-1]
     assert torch.allclose(vectors[0, -1], states[:, 1].mean(dim=0), atol=1e-5)
-    reference = _task(model, tokenizer, "masked", Objective(kind="at", at_compat="reference"))
+    reference = _task(model, tokenizer, "masked", at_objective(compat="reference"))
     assert reference._reference_vectors(model, 0).shape == (2, layers + 1, hidden)
 
 
@@ -209,32 +211,28 @@ def test_missing_words_are_user_errors(dirs: dict[str, Path]) -> None:
         "seed": 0,
         "device": CPU,
     }
-    no_words = TrainingData(
+    no_words = at_training_data(
         target_sentences=NEUTRAL,
         attribute_sentences=("the doctor works .",),
         attribute_words={"male": ("he",), "female": ("she",)},
     )
     with pytest.raises(AuditUserError, match="no attribute word was found"):
-        AttributeTargetTask(ObjectiveSetup(objective=Objective(kind="at"), data=no_words, **kwargs))
-    one_class = TrainingData(
+        AttributeTargetTask(ObjectiveSetup(objective=at_objective(), data=no_words, **kwargs))
+    one_class = at_training_data(
         target_sentences=NEUTRAL,
         attribute_sentences=tuple(gendered_sentences("he")),
         attribute_words={"male": ("he",), "female": ("she",)},
     )
     with pytest.raises(AuditUserError, match="class\\(es\\) female"):
-        AttributeTargetTask(
-            ObjectiveSetup(objective=Objective(kind="at"), data=one_class, **kwargs)
-        )
-    no_targets = TrainingData(
+        AttributeTargetTask(ObjectiveSetup(objective=at_objective(), data=one_class, **kwargs))
+    no_targets = at_training_data(
         target_sentences=NEUTRAL,
-        attribute_sentences=DATA.attribute_sentences,
-        attribute_words=DATA.attribute_words,
+        attribute_sentences=DATA.own_as(AtData).attribute_sentences,
+        attribute_words=DATA.own_as(AtData).attribute_words,
     )
     with pytest.raises(AuditUserError, match="no target words"):
         AttributeTargetTask(
-            ObjectiveSetup(
-                objective=Objective(kind="at", at_compat="reference"), data=no_targets, **kwargs
-            )
+            ObjectiveSetup(objective=at_objective(compat="reference"), data=no_targets, **kwargs)
         )
 
 
@@ -245,7 +243,7 @@ def test_formula_terms_are_means_in_the_same_units(
     dirs: dict[str, Path],
 ) -> None:
     model, tokenizer = load(dirs["masked"], "masked")
-    task = _task(model, tokenizer, "masked", Objective(kind="at"))
+    task = _task(model, tokenizer, "masked", at_objective())
     task.vectors = task._formula_vectors()
     rows = task.targets[:3]
     with torch.no_grad():
@@ -286,7 +284,7 @@ def test_formula_terms_are_means_in_the_same_units(
 
 def test_reference_steps_train_one_term_on_one_kind_each(dirs: dict[str, Path]) -> None:
     model, tokenizer = load(dirs["masked"], "masked")
-    objective = Objective(kind="at", at_compat="reference")
+    objective = at_objective(compat="reference")
     task = _task(model, tokenizer, "masked", objective, batch_size=2)
     # 7 sentences per class, batches of 2: 3 steps of each kind in a pass of 9.
     assert task.per_kind == 3
@@ -306,7 +304,7 @@ def test_reference_steps_train_one_term_on_one_kind_each(dirs: dict[str, Path]) 
             term = task._debias(model, [task.targets[i] for i in order])
             assert math.isnan(float(result.terms["regulariser"]))
             assert torch.equal(result.terms["debias"], term)
-            assert torch.allclose(result.loss, objective.at_alpha * term)
+            assert torch.allclose(result.loss, objective.settings["alpha"] * term)
         else:
             found = task.by_class[task.classes[kind - 1]]
             order = fresh_batch(len(found), 2, task.seed, Stream.ATTRIBUTE_ORDER, step)
@@ -314,7 +312,7 @@ def test_reference_steps_train_one_term_on_one_kind_each(dirs: dict[str, Path]) 
             assert {r.classes[0] for r in rows} == {task.classes[kind - 1]}
             term = task._regulariser(model, rows)
             assert math.isnan(float(result.terms["debias"]))
-            assert torch.allclose(result.loss, objective.at_beta * term)
+            assert torch.allclose(result.loss, objective.settings["beta"] * term)
     # The vectors are taken again at the start of every pass (steps 0 and 9) only.
     assert len(set(vectors_at[:9])) == 1 and vectors_at[9] != vectors_at[0]
 
@@ -323,9 +321,7 @@ def test_reference_curve_keeps_each_term_of_the_steps_that_computed_it(
     dirs: dict[str, Path], tmp_path: Path
 ) -> None:
     model, tokenizer = load(dirs["masked"], "masked")
-    summary = _train(
-        model, tokenizer, "masked", Objective(kind="at", at_compat="reference"), tmp_path
-    )
+    summary = _train(model, tokenizer, "masked", at_objective(compat="reference"), tmp_path)
     points = summary.curve
     assert len(points) == 40 and all(p.terms for p in points)
     # One step per point: each point holds the one term its step trained.
@@ -379,10 +375,10 @@ def test_at_lowers_the_debias_term_and_keeps_the_pseudo_perplexity(
 
     def at(beta: float, work: str) -> tuple[float, float]:
         model.load_state_dict(learnt)
-        probe = _task(model, tokenizer, "masked", Objective(kind="at"))
+        probe = _task(model, tokenizer, "masked", at_objective())
         probe.vectors = probe._formula_vectors()
         before, _ = _measure(probe, model)
-        _train(model, tokenizer, "masked", Objective(kind="at", at_beta=beta), tmp_path / work)
+        _train(model, tokenizer, "masked", at_objective(beta=beta), tmp_path / work)
         after, _ = _measure(probe, model)
         return after / before, _pseudo_perplexity(model, tokenizer)
 

@@ -11,6 +11,7 @@ import pytest
 
 from audit.variants.corpus import Corpus
 from audit.variants.methods.at import read_target_words, training_data
+from audit.variants.methods.at_data import AtData
 from audit.variants.methods.at_targets import STEREOTYPE_WORDS
 from audit.variants.methods.base import MethodContext, VariantPart
 from audit.variants.methods.options import AtOptions
@@ -70,12 +71,12 @@ def test_sentences_split_by_the_reference_rule(context: MethodContext) -> None:
     sentences = tuple(targets + attributes)
     corpus = Corpus(name="toy", source="toy", sha256="", sentences=sentences)
     data = training_data(corpus, AtOptions(), VariantPart(), context)
-    assert data.target_sentences == tuple(
+    assert data.own_as(AtData).target_sentences == tuple(
         s for s in targets if "waiter" not in s and "weather" not in s
     )
-    assert data.attribute_sentences == (targets[len(STEREOTYPED)], *attributes)
-    assert data.target_words == tuple(sorted(STEREOTYPED))
-    assert dict(data.attribute_words) == {
+    assert data.own_as(AtData).attribute_sentences == (targets[len(STEREOTYPED)], *attributes)
+    assert data.own_as(AtData).target_words == tuple(sorted(STEREOTYPED))
+    assert dict(data.own_as(AtData).attribute_words) == {
         "male": ("he", "man", "waiter"),
         "female": ("she", "waitress", "woman"),
     }

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from audit.errors import AuditUserError
+from audit.variants.labelled_data import labelled_of
 from audit.variants.methods.base import VariantPart
 from audit.variants.methods.inlp import training_data
 from audit.variants.methods.options import InlpOptions
@@ -125,4 +126,4 @@ def test_reference_without_scikit_learn_is_a_one_line_user_error(
     assert "pip install 'bias-audit[reference]'" in message
     # the default needs no scikit-learn
     formula = InlpOptions(bias_type="religion", attribute_words="words.json")
-    assert training_data(tiny_corpus(), formula, VariantPart(), context).labelled["bias"]
+    assert labelled_of(training_data(tiny_corpus(), formula, VariantPart(), context))["bias"]

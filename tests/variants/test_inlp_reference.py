@@ -12,8 +12,8 @@ import pytest
 import scipy.linalg
 import torch
 
+from audit.variants.labelled_data import labelled_data
 from audit.variants.methods.options import InlpOptions
-from audit.variants.objective import TrainingData
 from tests.variants.inlp_vectors import (
     BINARY_SIZES,
     GENDER_SIZES,
@@ -192,7 +192,7 @@ def test_the_plan_rehearses_the_reference_with_its_own_classifier() -> None:
     from audit.variants.methods.inlp import rehearsal
     from audit.variants.projection import InlpResult
 
-    data = TrainingData(labelled={"bias": ("a",) * 30, "neutral": ("b",) * 50})
+    data = labelled_data({"bias": ("a",) * 30, "neutral": ("b",) * 50})
     for compat, kind in (("formula", InlpResult), ("reference", ReferenceInlp)):
         plan = rehearsal(InlpOptions(bias_type="religion", compat=compat), data)
         done = plan.run(8)

@@ -19,6 +19,8 @@ from audit.training.schedule import (
     derive_seed,
     lr_factor,
 )
+from audit.variants.methods.at import at_objective
+from audit.variants.methods.at_data import at_training_data
 from audit.variants.settings import TrainingSpec
 from audit.variants.trainer import (
     Objective,
@@ -30,7 +32,7 @@ from audit.variants.trainer import (
 from tests.variants.tiny_lm import CORPUS, NEUTRAL, gendered_sentences, load
 
 CPU = torch.device("cpu")
-AT_DATA = TrainingData(
+AT_DATA = at_training_data(
     target_sentences=NEUTRAL[:7],
     attribute_sentences=(*gendered_sentences("he"), *gendered_sentences("she")),
     attribute_words={"male": ("he", "his", "man", "brother"), "female": ("she", "her")},
@@ -212,8 +214,8 @@ RESUME_CASES = {
         Objective(kind="lm", attention_dropout=0.15, hidden_dropout=0.2),
         None,
     ),
-    "masked-at-reference": ("masked", Objective(kind="at", at_compat="reference"), AT_DATA),
-    "causal-at": ("causal", Objective(kind="at"), AT_DATA),
+    "masked-at-reference": ("masked", at_objective(compat="reference"), AT_DATA),
+    "causal-at": ("causal", at_objective(), AT_DATA),
 }
 
 
@@ -300,8 +302,8 @@ def test_bad_input_is_a_user_error(tiny_dirs: dict[str, Path], tmp_path: Path) -
             model,
             tokenizer,
             model_type="masked",
-            objective=Objective(kind="at"),
-            data=TrainingData(target_sentences=("a doctor .",)),
+            objective=at_objective(),
+            data=at_training_data(target_sentences=("a doctor .",)),
             settings=spec,
             work_dir=tmp_path,
             device=CPU,
@@ -335,7 +337,7 @@ def test_real_minilm_trains_every_method_and_probes(
     gendered = gendered_word_regex(lists.male_words | lists.female_words)
     targets = ("doctor", "nurse", "teacher", "player", "chef", "pilot", "officer")
     target_regex = gendered_word_regex(targets)
-    at_data = TrainingData(
+    at_data = at_training_data(
         target_sentences=tuple(
             s for s in sentences if target_regex.search(s) and not gendered.search(s)
         ),
@@ -351,8 +353,8 @@ def test_real_minilm_trains_every_method_and_probes(
     objectives = {
         "lm": Objective(kind="lm"),
         "dropout": Objective(kind="lm", attention_dropout=0.15, hidden_dropout=0.2),
-        "at": Objective(kind="at"),
-        "at_reference": Objective(kind="at", at_compat="reference"),
+        "at": at_objective(),
+        "at_reference": at_objective(compat="reference"),
     }
     for name, objective in objectives.items():
         model.load_state_dict(original)
@@ -379,7 +381,7 @@ def test_real_minilm_trains_every_method_and_probes(
     assert 0 < record.he_share < 1
 
 
-ARCH_AT_DATA = TrainingData(
+ARCH_AT_DATA = at_training_data(
     target_sentences=(
         "The developer argued with the designer.",
         "The doctor is at the hospital.",
@@ -405,8 +407,8 @@ def test_every_tiny_architecture_trains_each_objective(arch: str, tmp_path: Path
     objectives = {
         "lm": Objective(kind="lm"),
         "dropout": Objective(kind="lm", attention_dropout=0.15, hidden_dropout=0.2),
-        "at": Objective(kind="at"),
-        "at_reference": Objective(kind="at", at_compat="reference"),
+        "at": at_objective(),
+        "at_reference": at_objective(compat="reference"),
     }
     for name, objective in objectives.items():
         model.load_state_dict(original)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from audit.data.builtin.professions import DEFINITIONAL_LIMIT
 from audit.errors import AuditUserError
@@ -17,8 +17,9 @@ from audit.variants.methods.base import MethodContext, VariantMethod, VariantPar
 from audit.variants.methods.options import AtOptions
 
 if TYPE_CHECKING:
+    from audit.training.objective import TrainingObjective
     from audit.variants.corpus import Corpus
-    from audit.variants.objective import Objective, TrainingData
+    from audit.variants.objective import Objective, ObjectiveSetup, TrainingData
 
 PROFESSIONS_FILE = "professions.json"
 #: Fewest sentences of each kind AT can learn anything from.
@@ -67,6 +68,7 @@ def training_data(
     corpus: Corpus, options: AtOptions, part: VariantPart, context: MethodContext
 ) -> TrainingData:
     from audit.variants.cda import gendered_word_regex
+    from audit.variants.methods.at_data import AtData
     from audit.variants.objective import TrainingData
 
     lists = context.word_lists(options.word_lists)
@@ -96,7 +98,7 @@ def training_data(
                 f"AT needs at least {MIN_SENTENCES}; use a larger corpus or other word lists"
             )
     found_targets = sorted({m.lower() for s in target_sentences for m in _all(target_regex, s)})
-    return TrainingData(
+    own = AtData(
         target_sentences=tuple(target_sentences),
         attribute_sentences=tuple(attribute_sentences),
         attribute_words={
@@ -105,22 +107,48 @@ def training_data(
         },
         target_words=tuple(found_targets),
     )
+    return TrainingData(own=own)
 
 
 def _all(regex: re.Pattern[str], sentence: str) -> list[str]:
     return [m.group(0) for m in regex.finditer(sentence)]
 
 
-def objective(options: AtOptions) -> Objective:
+#: What one AT step costs against one LM step (`audit plan`'s estimate): the frozen
+#: original and the trained copy on a target and an attribute batch, 2 x 8 x parameters x
+#: tokens FLOPs against 6 x.
+AT_STEP_COST = 16 / 6
+
+
+def build_at(setup: ObjectiveSetup) -> TrainingObjective:
+    """AT's loss (`at_loss.AttributeTargetTask`) on the setup's `AtData`."""
+    from audit.variants.methods.at_loss import AttributeTargetTask
+
+    return AttributeTargetTask(setup)
+
+
+def at_objective(
+    *,
+    alpha: float = 0.2,
+    beta: float = 0.8,
+    layers: Literal["all", "first", "last"] = "all",
+    level: Literal["token", "sentence"] = "token",
+    compat: Literal["formula", "reference"] = "formula",
+) -> Objective:
+    """AT's objective with its settings (`AtOptions`'s, defaults included)."""
     from audit.variants.objective import Objective
 
-    return Objective(
-        kind="at",
-        at_alpha=options.alpha,
-        at_beta=options.beta,
-        at_layers=options.layers,
-        at_level=options.level,
-        at_compat=options.compat,
+    settings = {"alpha": alpha, "beta": beta, "layers": layers, "level": level, "compat": compat}
+    return Objective(kind="at", settings=settings, step_cost=AT_STEP_COST, build=build_at)
+
+
+def objective(options: AtOptions) -> Objective:
+    return at_objective(
+        alpha=options.alpha,
+        beta=options.beta,
+        layers=options.layers,
+        level=options.level,
+        compat=options.compat,
     )
 
 

@@ -52,113 +52,36 @@ from __future__ import annotations
 
 import copy
 import math
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import torch
 
 from audit.errors import AuditUserError
-from audit.training.encode import (
-    Batch,
-    Encoded,
-    collate,
-    encode_sentences,
-    pad_token_id,
-)
+from audit.training.encode import Batch, Encoded, collate, pad_token_id
 from audit.training.objective import StepLoss
 from audit.training.schedule import Stream, batch_indices, permutation
 from audit.variants.cda import gendered_word_regex
+from audit.variants.methods.at_data import AtData
+from audit.variants.methods.at_positions import (
+    LocatedSentence,
+    encode_with_offsets,
+    fresh_batch,
+    locate,
+    reference_kind,
+    reference_weights,
+)
 from audit.variants.wordlists import normalise_entry
 
 if TYPE_CHECKING:
     from transformers import PreTrainedModel
 
-    from audit.variants.objective import ObjectiveSetup, TrainingData
+    from audit.variants.objective import ObjectiveSetup
 
 #: Sentences per forward pass when the formula's attribute vectors are computed.
 VECTOR_BATCH = 32
 #: The kind of a reference step that trains L_debias (kind c + 1: attribute class c).
 DEBIAS_STEP = 0
-
-
-@dataclass(frozen=True)
-class LocatedSentence:
-    """An encoded sentence and the token positions of the words found in it."""
-
-    enc: Encoded
-    words: tuple[tuple[int, ...], ...]  # token positions of each word found, in text order
-    classes: tuple[str, ...]  # the attribute class of each word ('' for target words)
-
-    def positions(self) -> tuple[int, ...]:
-        return tuple(sorted({p for word in self.words for p in word}))
-
-
-def word_positions(enc: Encoded, start: int, end: int) -> tuple[int, ...]:
-    """Positions of the (non-special) tokens whose characters overlap [start, end)."""
-    assert enc.offsets is not None
-    return tuple(
-        i
-        for i, (a, b) in enumerate(enc.offsets)
-        if b > a and a < end and b > start and not enc.special[i]
-    )
-
-
-def locate(
-    enc: Encoded, text: str, regex: re.Pattern[str], class_of: dict[str, str] | None
-) -> LocatedSentence:
-    """The words of `regex` in `text`, as token positions of `enc` (words cut off by
-    truncation are left out)."""
-    words: list[tuple[int, ...]] = []
-    classes: list[str] = []
-    for match in regex.finditer(text):
-        positions = word_positions(enc, match.start(), match.end())
-        if positions:
-            words.append(positions)
-            classes.append(class_of[normalise_entry(match.group(0))] if class_of else "")
-    return LocatedSentence(enc, tuple(words), tuple(classes))
-
-
-def reference_weights(words: Sequence[tuple[int, ...]], width: int) -> torch.Tensor:
-    """The code's per-sentence selection [B, width]: each word's positions weighted
-    1/longest, shifted one place left when the longest word has several tokens."""
-    longest = max((len(w) for w in words), default=1)
-    weights = torch.zeros(len(words), width)
-    for row, word in enumerate(words):
-        for p in word:
-            q = p - 1 if longest > 1 else p
-            if 0 <= q < width:
-                weights[row, q] += 1.0 / longest
-    return weights
-
-
-def fresh_batch(n: int, size: int, seed: int, stream: Stream, step: int) -> list[int]:
-    """The reference's batch at `step`: the first `size` of a fresh seeded permutation of
-    the `n` sentences (all of them when there are fewer)."""
-    return [int(i) for i in permutation(n, seed, stream, step)[:size]]
-
-
-def reference_kind(step: int, per_kind: int, kinds: int, seed: int) -> int:
-    """Which term step `step` trains in the reference's schedule: a pass holds `per_kind`
-    steps of each of `kinds` kinds in a seeded shuffled order (the code's shuffled
-    `train_distribution`); 0 is L_debias, c + 1 the regulariser on attribute class c."""
-    length = per_kind * kinds
-    epoch, offset = divmod(step, length)
-    return int(permutation(length, seed, Stream.TERM_ORDER, epoch)[offset]) // per_kind
-
-
-def _encode(setup: ObjectiveSetup, sentences: Sequence[str], what: str) -> list[Encoded]:
-    """The setup's sentences with their character offsets (words are found by offset)."""
-    return encode_sentences(
-        setup.tokenizer,
-        setup.model,
-        sentences,
-        model_type=setup.model_type,
-        max_length=setup.max_length,
-        offsets=True,
-        what=what,
-    )
 
 
 class AttributeTargetTask:
@@ -168,14 +91,21 @@ class AttributeTargetTask:
     term_names: tuple[str, ...] = ("debias", "regulariser")
 
     def __init__(self, setup: ObjectiveSetup) -> None:
-        """AT on the setup's model and data (`audit.variants.trainer.build_objective`)."""
-        objective, data = setup.objective, setup.data
+        """AT on the setup's model and its `AtData`, with the objective's settings (those
+        of `audit.variants.methods.at.at_objective`)."""
+        settings, data = setup.objective.settings, setup.data.own_as(AtData)
+        if not (data.target_sentences and data.attribute_sentences):
+            raise AuditUserError(
+                f"training (at): AT needs target and attribute sentences; got "
+                f"{len(data.target_sentences)} target and {len(data.attribute_sentences)} "
+                "attribute sentences"
+            )
         self.model_type = setup.model_type
-        self.reference = objective.at_compat == "reference"
-        self.layers = objective.at_layers
-        self.level = objective.at_level
-        self.alpha = objective.at_alpha
-        self.beta = objective.at_beta
+        self.reference = settings["compat"] == "reference"
+        self.layers = settings["layers"]
+        self.level = settings["level"]
+        self.alpha = settings["alpha"]
+        self.beta = settings["beta"]
         self.seed = setup.seed
         self.device = setup.device
         self.pad_id = pad_token_id(setup.tokenizer)
@@ -186,10 +116,10 @@ class AttributeTargetTask:
         if not self.classes:
             raise AuditUserError("at: no attribute words were given (attribute_words is empty)")
         self.targets = self._targets(
-            _encode(setup, data.target_sentences, "target sentences"), data
+            encode_with_offsets(setup, data.target_sentences, "target sentences"), data
         )
         self.attributes = self._attributes(
-            _encode(setup, data.attribute_sentences, "attribute sentences"), data
+            encode_with_offsets(setup, data.attribute_sentences, "attribute sentences"), data
         )
         # Reference: each class's (single-class) sentences, and the steps of each kind in a
         # pass (the code's int(min_size / batch_size), at least 1).
@@ -206,7 +136,7 @@ class AttributeTargetTask:
 
     # -- data ---------------------------------------------------------------------------
 
-    def _targets(self, encoded: list[Encoded], data: TrainingData) -> list[LocatedSentence]:
+    def _targets(self, encoded: list[Encoded], data: AtData) -> list[LocatedSentence]:
         texts = data.target_sentences
         if self.reference and self.level == "token":
             if not data.target_words:
@@ -226,7 +156,7 @@ class AttributeTargetTask:
             )
         return found
 
-    def _attributes(self, encoded: list[Encoded], data: TrainingData) -> list[LocatedSentence]:
+    def _attributes(self, encoded: list[Encoded], data: AtData) -> list[LocatedSentence]:
         texts = data.attribute_sentences
         class_of = {normalise_entry(w): c for c in self.classes for w in data.attribute_words[c]}
         regex = gendered_word_regex(class_of)

@@ -86,10 +86,13 @@ class Rehearsal:
 @dataclass(frozen=True)
 class VariantMethod:
     """A method module's three functions (each module ends with `METHOD = VariantMethod(...)`):
-    the parts it trains (`single_part` for one model), each part's training data, and the
-    training objective. A post-hoc method (INLP, SentenceDebias) also gives `fit`: it is
-    not trained; `fit` computes, once, the projection of the base model's last hidden
-    states from the data (`audit.variants.posthoc`), and the objective is never run; and
+    the parts it trains (`single_part` for one model), each part's training data (the
+    corpus sentences, or the method's own data in `TrainingData.own`), and the training
+    objective (its own builder and settings: `audit.variants.objective`). Built-ins and
+    plug-ins go through these same functions. A post-hoc method (INLP, SentenceDebias)
+    also gives `fit`: it is not trained; `fit` computes, once, the projection of the base
+    model's last hidden states from its sentences by label (`audit.variants.labelled_data`,
+    `audit.variants.posthoc`), and the objective is never run; and
     `work`: what `fit` computes, in words, for `audit plan` (from its options and data:
     'projection from 3,000 corpus sentences (...), 80 INLP iterations, no training');
     and `rehearsal`: for `audit plan`'s time estimate, `fit`'s own computation after the

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditUserError
+from audit.variants.labelled_data import labelled_of
 from audit.variants.methods.base import (
     MethodContext,
     Rehearsal,
@@ -60,7 +61,7 @@ def training_data(
     corpus: Corpus, options: InlpOptions, part: VariantPart, context: MethodContext
 ) -> TrainingData:
     """The labelled sentences of each class (`audit.variants.posthoc_data.inlp_classes`)."""
-    from audit.variants.objective import TrainingData
+    from audit.variants.labelled_data import labelled_data
     from audit.variants.posthoc_data import MIN_WORDS, attribute_words_of, inlp_classes
 
     if options.compat == "reference":
@@ -81,7 +82,7 @@ def training_data(
             f"in corpus '{corpus.name}'; it has {counts} (a class sentence has attribute "
             "words of that class only, a neutral one has none); use a larger corpus"
         )
-    return TrainingData(labelled=classes)
+    return labelled_data(classes)
 
 
 def objective(options: InlpOptions) -> Objective:
@@ -117,8 +118,9 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
 
     options = setup.options
     assert isinstance(options, InlpOptions)
-    names = list(setup.data.labelled)
-    encoded = [setup.vectors(setup.data.labelled[name]) for name in names]
+    labelled = labelled_of(setup.data)
+    names = list(labelled)
+    encoded = [setup.vectors(labelled[name]) for name in names]
     sizes = [len(e.kept) for e in encoded]
     if sum(sizes) < 6 or 0 in sizes:
         raise AuditUserError(
@@ -226,7 +228,7 @@ def rehearsal(options: InlpOptions, data: TrainingData) -> Rehearsal:
     """One INLP iteration (a classifier per class and its nullspace) on random vectors of
     the split's shape, with the classifier `compat` names; `fit` runs `iterations` of
     them, plus the two fresh classifiers before and after the projection."""
-    sizes = [len(v) for v in data.labelled.values()]
+    sizes = [len(v) for v in labelled_of(data).values()]
 
     def one_iteration(dim: int) -> object:
         import torch
@@ -250,7 +252,7 @@ def rehearsal(options: InlpOptions, data: TrainingData) -> Rehearsal:
 def work(options: InlpOptions, data: TrainingData) -> str:
     """'projection from 30,000 corpus sentences (male 10,000, ...), 80 INLP iterations,
     no training'."""
-    counts = ", ".join(f"{name} {len(v):,}" for name, v in data.labelled.items())
+    counts = ", ".join(f"{name} {len(v):,}" for name, v in labelled_of(data).items())
     return (
         f"projection from {data.n_examples():,} corpus sentences ({counts}), "
         f"{options.iterations:,} INLP iteration{'' if options.iterations == 1 else 's'}, "

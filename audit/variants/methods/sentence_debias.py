@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from audit.errors import AuditUserError
+from audit.variants.labelled_data import labelled_of
 from audit.variants.methods.base import (
     MethodContext,
     Rehearsal,
@@ -27,7 +28,7 @@ def training_data(
     corpus: Corpus, options: SentenceDebiasOptions, part: VariantPart, context: MethodContext
 ) -> TrainingData:
     """Label i: the i-th sentence of every counterfactual set (rows aligned)."""
-    from audit.variants.objective import TrainingData
+    from audit.variants.labelled_data import labelled_data
     from audit.variants.posthoc_data import attribute_words_of, counterfactual_sets
 
     words = attribute_words_of(options.attribute_words, options.bias_type, context)
@@ -39,7 +40,7 @@ def training_data(
             "SentenceDebias needs at least 2 counterfactual sets: use a larger corpus"
         )
     size = len(words[0])
-    return TrainingData(labelled={str(i): tuple(s[i] for s in sets) for i in range(size)})
+    return labelled_data({str(i): tuple(s[i] for s in sets) for i in range(size)})
 
 
 def objective(options: SentenceDebiasOptions) -> Objective:
@@ -56,7 +57,8 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
 
     options = setup.options
     assert isinstance(options, SentenceDebiasOptions)
-    encoded = [setup.vectors(setup.data.labelled[str(i)]) for i in range(len(setup.data.labelled))]
+    labelled = labelled_of(setup.data)
+    encoded = [setup.vectors(labelled[str(i)]) for i in range(len(labelled))]
     kept = sorted(set.intersection(*(set(e.kept) for e in encoded)))
     if len(kept) < 2:
         raise AuditUserError(
@@ -85,8 +87,8 @@ def fit(setup: ProjectionSetup) -> ProjectionFit:
 
 def rehearsal(options: SentenceDebiasOptions, data: TrainingData) -> Rehearsal:
     """The principal components of random vectors of the counterfactual sets' shape."""
-    sets = max((len(v) for v in data.labelled.values()), default=0)
-    size = len(data.labelled)
+    sets = max((len(v) for v in labelled_of(data).values()), default=0)
+    size = len(labelled_of(data))
 
     def pca(dim: int) -> object:
         import torch
@@ -102,12 +104,12 @@ def rehearsal(options: SentenceDebiasOptions, data: TrainingData) -> Rehearsal:
 def work(options: SentenceDebiasOptions, data: TrainingData) -> str:
     """'projection from 1,200 corpus sentences (600 counterfactual sets of 2), PCA of 1
     component, no training'."""
-    sizes = {len(v) for v in data.labelled.values()}
+    sizes = {len(v) for v in labelled_of(data).values()}
     sets = max(sizes) if sizes else 0
     k = options.components
     return (
         f"projection from {data.n_examples():,} corpus sentences ({sets:,} counterfactual "
-        f"sets of {len(data.labelled)}), PCA of {k} component{'' if k == 1 else 's'}, "
+        f"sets of {len(labelled_of(data))}), PCA of {k} component{'' if k == 1 else 's'}, "
         "no training"
     )
 
