@@ -23,7 +23,6 @@ from audit.data.catalog import DATASETS, TASK_DATASETS
 from audit.extrinsic.catalog import EXTRINSIC_TASKS
 from audit.extrinsic.head_kinds import HEAD_KINDS
 from audit.measures.catalog import MEASURES
-from audit.models.loaded import LoadedModel
 from audit.plugins import GROUP, load_entry_point
 from audit.registry import Registry
 from audit.scoring.catalog import SCORERS
@@ -115,28 +114,6 @@ def recipe_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     for name in HEAD_KINDS.names():
         if HEAD_KINDS.origin(name) == ORIGIN:
             HEAD_KINDS.unregister(name)
-
-
-@pytest.fixture(scope="module")
-def causal_lm() -> LoadedModel:
-    from tests.scoring.tiny_models import loaded, tiny_gpt2
-
-    return loaded(tiny_gpt2())
-
-
-@pytest.fixture(scope="module")
-def masked_lm_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.variants.tiny_lm import save_probe_bert
-
-    return save_probe_bert(tmp_path_factory.mktemp("masked_lm") / "bert")
-
-
-@pytest.fixture
-def masked_lm(masked_lm_dir: Path) -> tuple[Any, Any]:
-    """A fresh tiny masked LM and its tokenizer (a recipe's test may train it)."""
-    from tests.variants.tiny_lm import load
-
-    return load(masked_lm_dir, "masked")
 
 
 @pytest.fixture(scope="module")
