@@ -169,8 +169,9 @@ def plan(
     throughput.json in the cache folder), so a second plan times nothing."""
     from audit.data.data_dir import check_data_dir
     from audit.display import make_display
-    from audit.engine import RunSettings, plan_audit
+    from audit.pipeline.audit_plan import plan_audit
     from audit.pipeline.plan_text import describe_plan
+    from audit.pipeline.settings import RunSettings
     from audit.pipeline.time_estimate import Calibrator, describe_times, estimate_times
     from audit.spec.loader import load_spec
 

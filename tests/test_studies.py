@@ -1,4 +1,4 @@
-"""The cross-model studies (audit/studies.py), tested directly on a hand-built plan and
+"""The cross-model studies (audit/studies.py), tested directly on a hand-built scoring schedule and
 synthetic score frames: which robustness records and model comparisons exist, what they
 hold, and how the correlations pick their series."""
 
@@ -18,9 +18,9 @@ from audit.display import SilentDisplay
 from audit.errors import AuditUserError
 from audit.ids import PluginId
 from audit.measures.catalog import MEASURES, register_measure
-from audit.plan import MeasureTask, Plan
 from audit.results import DevCheck, ExtrinsicRecord, Measurement
 from audit.scoring.units import ScoreUnit
+from audit.scoring_schedule import MeasureTask, ScoringSchedule
 from audit.spec.models import RobustnessSpec
 from audit.stats.multiple_testing import adjust_pvalues
 from audit.studies import Studies, StudySettings, UnitKey, correlations, paired_test, run_studies
@@ -79,13 +79,12 @@ def fixed_gap() -> Iterator[None]:
     MEASURES.unregister(entry.name)
 
 
-def _plan(units: Sequence[tuple[str, PluginId]], measures: Sequence[PluginId]) -> Plan:
-    plan = Plan()
-    for model, scorer in units:
-        unit = ScoreUnit(model=model, dataset=DATASET, scorer=scorer)
-        plan.units.append(unit)
-        plan.measures.extend(MeasureTask(unit=unit, measure=m) for m in measures)
-    return plan
+def _schedule(
+    units: Sequence[tuple[str, PluginId]], measures: Sequence[PluginId]
+) -> ScoringSchedule:
+    scored = [ScoreUnit(model=model, dataset=DATASET, scorer=scorer) for model, scorer in units]
+    tasks = [MeasureTask(unit=unit, measure=m) for unit in scored for m in measures]
+    return ScoringSchedule(units=scored, measures=tasks)
 
 
 MEASURE_IDS = (BIAS, KLS_REF, NORMALITY, FIXED_GAP)
@@ -112,9 +111,13 @@ def _run(
     measurements: list[Measurement] | None = None,
 ) -> tuple[Studies, SilentDisplay]:
     display = SilentDisplay()
-    plan = _plan(units, MEASURE_IDS)
+    schedule = _schedule(units, MEASURE_IDS)
     studies = run_studies(
-        settings, plan, _frames(units) if frames is None else frames, measurements or [], display
+        settings,
+        schedule,
+        _frames(units) if frames is None else frames,
+        measurements or [],
+        display,
     )
     return studies, display
 

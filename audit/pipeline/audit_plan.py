@@ -3,6 +3,8 @@ prepared, its training jobs (debiasing variants and bias-controlled models, extr
 task fine-tunes), its score units and measure tasks. `audit plan` prints it and `audit
 run` executes it; neither plans again.
 
+Each part is planned by a function of `audit.pipeline.plan_parts` (or `inputs`,
+`audit.scoring_schedule`) from what it needs, and `plan_audit` assembles the parts once.
 Every variant's id and type are known before it is trained, so its score units are
 planned with the others. What only training gives (the trained folder, so the
 fingerprint in its score cache keys and its fine-tunings' keys) is resolved when the
@@ -11,27 +13,34 @@ run reaches it.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from audit.errors import AuditUserError
-from audit.ids import PluginId
-from audit.models.prepared import PreparedModel, known_parameters, prepare_model
-from audit.models.sources import ModelSpec, PathSource
 from audit.pipeline.inputs import prepare_models, read_datasets
-from audit.plan import Plan, build_plan
-from audit.scoring.units import ScoreUnit
+from audit.pipeline.plan_parts import (
+    PlannedVariants,
+    plan_extrinsic_part,
+    plan_lm_quality_part,
+    plan_seat_part,
+    plan_variant_part,
+    run_model_types,
+    variant_spec,
+)
+from audit.pipeline.steps import finetune_step, unit_line
+from audit.pipeline.stopwatch import Stopwatch
+from audit.scoring_schedule import ScoringSchedule, schedule_scoring
 
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
     from audit.display import Display
     from audit.extrinsic.planned import PlannedTask
+    from audit.models.prepared import PreparedModel
+    from audit.models.sources import ModelSpec
     from audit.pipeline.lm_quality import LmQualityPlan
     from audit.pipeline.seat_plan import SeatPlan
     from audit.pipeline.settings import RunSettings
-    from audit.plan import CorpusTask, MeasureTask
+    from audit.scoring.units import ScoreUnit
+    from audit.scoring_schedule import CorpusTask, MeasureTask
     from audit.spec.loader import LoadedSpec
     from audit.variants.cache import StoredVariant
     from audit.variants.jobs import VariantJob, VariantPlan
@@ -52,7 +61,7 @@ class TrainingJob:
     seed: int | None = None
 
 
-@dataclass
+@dataclass(frozen=True)
 class AuditPlan:
     """Everything `audit run` will do, in the order it does it (see the module docstring).
 
@@ -66,7 +75,7 @@ class AuditPlan:
     models: dict[str, PreparedModel]
     model_order: tuple[str, ...]
     model_types: dict[str, str]
-    scoring: Plan
+    scoring: ScoringSchedule
     variants: VariantPlan | None = None
     stored_variants: dict[str, StoredVariant] = field(default_factory=dict)
     probe_occupations: list[str] | None = None
@@ -110,6 +119,11 @@ class AuditPlan:
         """The variants that are bias-controlled ratio models (one per male share r)."""
         return [job.model_id for job in self.variant_jobs if job.part.ratio is not None]
 
+    def variant_spec(self, model_id: str, stored: StoredVariant) -> ModelSpec:
+        """A trained variant as a local model, scored as its base is."""
+        base = self.variant_bases()[model_id]
+        return variant_spec(self.loaded, base, self.model_types[base], model_id, stored)
+
     def training_jobs(self) -> list[TrainingJob]:
         """Every training job: the variants (spec order), then each extrinsic task on its
         models (run order), one job per fine-tuning seed."""
@@ -149,193 +163,50 @@ class AuditPlan:
         return lines
 
 
-def unit_line(model: str, dataset: str, scorer: PluginId) -> str:
-    """A score unit as `audit plan` lists it: 'model x dataset x scorer'."""
-    return f"{model} x {dataset} x {scorer.label}"
-
-
-def finetune_step(task: str, model: str, seed: int | None = None) -> str:
-    """A fine-tuning as `audit plan` lists it; `seed` when its task has several."""
-    return f"fine-tune {task} on {model}" + ("" if seed is None else f" (seed {seed})")
-
-
 def plan_audit(loaded: LoadedSpec, settings: RunSettings, display: Display) -> AuditPlan:
     """Read the datasets, prepare the models (downloads, checksums, types), plan the
     training jobs (their data read: bad input stops here, before anything trains) and the
-    score units and measures over every model, variants included."""
+    score units and measures over every model, variants included; each part planned once,
+    in this order, from the parts before it, and the plan assembled from them."""
     spec = loaded.spec
-    timings: dict[str, float] = {}
-    started = time.monotonic()
-    datasets = read_datasets(loaded, settings, display)
-    timings["datasets"] = time.monotonic() - started
-    started = time.monotonic()
-    models = prepare_models(loaded, settings, display)
-    timings["models"] = time.monotonic() - started
-    plan = AuditPlan(
+    watch = Stopwatch()
+    datasets = watch.time("datasets", lambda: read_datasets(loaded, settings, display))
+    bases = watch.time("models", lambda: prepare_models(loaded, settings, display))
+    variants: PlannedVariants | None = None
+    if spec.variants:
+        variants = watch.time(
+            "variant_planning", lambda: plan_variant_part(loaded, settings, bases)
+        )
+    jobs = None if variants is None else variants.jobs
+    model_types = run_model_types(bases, jobs)
+    lm_quality = None
+    if jobs is not None:
+        lm_quality = watch.time(
+            "lm_quality_planning",
+            lambda: plan_lm_quality_part(loaded, settings, jobs, model_types, datasets),
+            kept=lambda part: part is not None,
+        )
+    extrinsic: list[PlannedTask] = []
+    if spec.extrinsic:
+        extrinsic = watch.time(
+            "extrinsic_planning",
+            lambda: plan_extrinsic_part(loaded, settings, jobs, model_types),
+        )
+    seat = plan_seat_part(loaded, settings, model_types)
+    scoring = schedule_scoring(spec, model_types=model_types)
+    return AuditPlan(
         loaded,
         settings,
         datasets,
-        models,
-        model_order=tuple(models),
-        model_types={model_id: m.model_type for model_id, m in models.items()},
-        scoring=Plan(),
-        timings=timings,
-    )
-    if spec.variants:
-        started = time.monotonic()
-        _plan_variants(plan)
-        timings["variant_planning"] = time.monotonic() - started
-        started = time.monotonic()
-        plan.lm_quality = _plan_lm_quality(plan)
-        if plan.lm_quality is not None:
-            timings["lm_quality_planning"] = time.monotonic() - started
-    if spec.extrinsic:
-        started = time.monotonic()
-        plan.extrinsic = _plan_extrinsic_tasks(plan)
-        timings["extrinsic_planning"] = time.monotonic() - started
-    plan.seat = _plan_seat(plan)
-    plan.scoring = build_plan(spec, model_types=plan.model_types)
-    return plan
-
-
-def _plan_seat(plan: AuditPlan) -> SeatPlan | None:
-    """The spec's `seat` entries with their test files read from `<data dir>/seat/` (a
-    missing folder stops the run here) over every model, variants included."""
-    from audit.pipeline.seat_plan import plan_seat
-
-    return plan_seat(
-        plan.loaded.spec, data_dir=plan.settings.data_dir, model_types=plan.model_types
-    )
-
-
-def _plan_variants(plan: AuditPlan) -> None:
-    """The variant jobs, the probe's occupations, and every variant placed right after
-    its base with its base's type; the variants in the cache prepared as models."""
-    variants = _plan_variant_jobs(plan.models, plan.loaded, plan.settings)
-    plan.variants = variants
-    plan.probe_occupations = probe_occupations(variants, plan.settings)
-    bases = plan.model_order
-    plan.model_order = tuple(m for b in bases for m in (b, *_variant_ids(variants, b)))
-    types = plan.model_types | {job.model_id: plan.model_types[job.base] for job in variants.jobs}
-    plan.model_types = {model_id: types[model_id] for model_id in plan.model_order}
-    _prepare_stored_variants(plan)
-
-
-def _plan_lm_quality(plan: AuditPlan) -> LmQualityPlan | None:
-    """The held-out text and its score units over each base with variants and its
-    variants (the variants' language-modelling cost)."""
-    from audit.pipeline.lm_quality import plan_lm_quality
-
-    assert plan.variants is not None
-    spec = plan.loaded.spec
-    return plan_lm_quality(
-        spec.lm_quality,
-        plan.variants,
-        model_types=plan.model_types,
-        dataset_names=plan.datasets,
-        data_dir=plan.settings.data_dir,
-        base_dir=plan.loaded.path.parent,
-        seed=spec.seed,
-    )
-
-
-def _variant_ids(variants: VariantPlan, base: str) -> list[str]:
-    return [job.model_id for job in variants.of_base(base)]
-
-
-def _plan_variant_jobs(
-    models: Mapping[str, PreparedModel], loaded: LoadedSpec, settings: RunSettings
-) -> VariantPlan:
-    """Every variant job, its corpus read and training data built."""
-    from audit.variants.jobs import BaseModelFacts, plan_variants
-
-    bases = {
-        model_id: BaseModelFacts(
-            fingerprint=model.fingerprint,
-            model_type=model.model_type,
-            n_parameters=known_parameters(settings.cache_dir, model.fingerprint),
-        )
-        for model_id, model in models.items()
-    }
-    return plan_variants(
-        loaded.spec.variants,
-        bases=bases,
-        seed=loaded.spec.seed,
-        data_dir=settings.data_dir,
-        base_dir=loaded.path.parent,
-        cache_dir=settings.cache_dir,
-    )
-
-
-def probe_occupations(plan: VariantPlan, settings: RunSettings) -> list[str] | None:
-    """The he/she probe's occupations (Winogender's list in the data folder). Required by
-    bias_controlled (its control check); without a data folder other variants go unprobed."""
-    from audit.variants.probe import load_probe_occupations
-
-    needed = [job.entry for job in plan.jobs if job.method.name == "bias_controlled"]
-    if settings.data_dir is None:
-        if needed:
-            raise AuditUserError(
-                f"variant '{needed[0]}' (bias_controlled) checks its control with the he/she "
-                "probe on the Winogender occupations, read from the shared data folder: pass "
-                "--data-dir ../shared/data (or set AUDIT_DATA_DIR)"
-            )
-        return None
-    return load_probe_occupations(settings.data_dir)
-
-
-def _prepare_stored_variants(plan: AuditPlan) -> None:
-    """The variants already in the cache, prepared as local models (their fingerprints
-    are known, so `audit plan` counts their cached scores)."""
-    assert plan.variants is not None
-    for job in plan.variants.jobs:
-        if job.cached:
-            stored = job.store.read()
-            plan.stored_variants[job.model_id] = stored
-            plan.models[job.model_id] = prepare_model(
-                variant_spec(plan, job.model_id, stored), plan.settings
-            )
-
-
-def variant_spec(plan: AuditPlan, model_id: str, stored: StoredVariant) -> ModelSpec:
-    """A trained variant as a local model, scored as its base is (dtype, device map,
-    quantisation, precision check)."""
-    base_id = plan.variant_bases()[model_id]
-    base = plan.models[base_id]
-    base_spec = next(m for m in plan.loaded.spec.models if m.id == base_id)
-    return ModelSpec(
-        id=model_id,
-        source=PathSource(path=str(stored.model_dir)),
-        type=base.model_type,  # type: ignore[arg-type]
-        dtype=base_spec.dtype,
-        precision_check=base_spec.precision_check,
-        device_map=base_spec.device_map,
-        quantization=base_spec.quantization,
-        trust_remote_code=base_spec.trust_remote_code,
-    )
-
-
-def _plan_extrinsic_tasks(plan: AuditPlan) -> list[PlannedTask]:
-    """Every extrinsic task with its data read (errors come here, before any training),
-    over the spec's models and every planned variant but those whose method changes only
-    the output distribution (Self-Debias: nothing to fine-tune), which each task leaves
-    out with the reason."""
-    from audit.extrinsic.planned import plan_extrinsic
-    from audit.extrinsic.settings import OUTPUT_ONLY_REASON
-    from audit.variants.catalog import output_only_variants
-
-    variants_of: dict[str, list[str]] = {}
-    for job in plan.variant_jobs:
-        variants_of.setdefault(job.base, []).append(job.model_id)
-    unfit = {
-        model_id: OUTPUT_ONLY_REASON.format(method=method)
-        for model_id, method in output_only_variants(plan.loaded.spec.variants).items()
-    }
-    return plan_extrinsic(
-        plan.loaded.spec.extrinsic,
-        model_types=plan.model_types,
-        variants_of=variants_of,
-        data_dir=plan.settings.data_dir,
-        seed=plan.loaded.spec.seed,
-        unfit=unfit,
+        models=bases | ({} if variants is None else variants.prepared),
+        model_order=tuple(model_types),
+        model_types=model_types,
+        scoring=scoring,
+        variants=jobs,
+        stored_variants={} if variants is None else dict(variants.stored),
+        probe_occupations=None if variants is None else variants.probe_occupations,
+        extrinsic=extrinsic,
+        lm_quality=lm_quality,
+        seat=seat,
+        timings=watch.timings,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from audit.pipeline.audit_plan import unit_line
+from audit.pipeline.steps import unit_line
 
 if TYPE_CHECKING:
     from audit.pipeline.audit_plan import AuditPlan

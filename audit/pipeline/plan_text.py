@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from audit.pipeline.audit_plan import unit_line
 from audit.pipeline.lm_quality_text import describe_lm_quality
+from audit.pipeline.steps import unit_line
 
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
@@ -34,7 +34,7 @@ def _item_count(ds: LoadedDataset) -> str:
 def idle_measures(plan: AuditPlan) -> list[tuple[str, str]]:
     """(measure label, why) for every measure of the spec that will compute nothing."""
     from audit.measures.catalog import MEASURES
-    from audit.plan import CORPUS_SHAPE
+    from audit.scoring_schedule import CORPUS_SHAPE
     from audit.spec.checks import held_shapes, shape_needs
 
     planned = {t.measure for t in plan.measures}

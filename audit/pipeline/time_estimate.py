@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from audit.calibration import Throughput, spread_sample, time_scoring, time_training_step
-from audit.pipeline.audit_plan import unit_line
 from audit.pipeline.calibrator import (
     Calibrator,
     StageEstimate,
@@ -33,6 +32,7 @@ from audit.pipeline.calibrator import (
     timed_as,
 )
 from audit.pipeline.encode_estimate import projection_estimate, seat_estimates
+from audit.pipeline.steps import unit_line
 
 if TYPE_CHECKING:
     from audit.extrinsic.planned import PlannedTask

@@ -7,8 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from audit.pipeline.audit_plan import variant_spec
-
 if TYPE_CHECKING:
     from audit.display import Display
     from audit.executor import Executor
@@ -41,6 +39,6 @@ def train_variants(
         stored = out.stored.get(job.model_id)
         if stored is not None and job.model_id not in worker.models:
             worker.models.add(
-                job.model_id, worker.loader.prepare(variant_spec(plan, job.model_id, stored))
+                job.model_id, worker.loader.prepare(plan.variant_spec(job.model_id, stored))
             )
     return out

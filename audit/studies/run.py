@@ -18,29 +18,33 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from audit.display import Display
-    from audit.plan import MeasureTask, Plan
     from audit.results import ExtrinsicRecord
+    from audit.scoring_schedule import MeasureTask, ScoringSchedule
 
 
-def _tasks_by_unit_kind(plan: Plan) -> dict[tuple[str, PluginId], dict[PluginId, MeasureTask]]:
+def _tasks_by_unit_kind(
+    schedule: ScoringSchedule,
+) -> dict[tuple[str, PluginId], dict[PluginId, MeasureTask]]:
     """(dataset, scorer) -> measure -> one task (any model's)."""
     out: dict[tuple[str, PluginId], dict[PluginId, MeasureTask]] = {}
-    for task in plan.measures:
+    for task in schedule.measures:
         key = (task.unit.dataset, task.unit.scorer)
         out.setdefault(key, {}).setdefault(task.measure, task)
     return out
 
 
-def _models_by_unit_kind(plan: Plan, order: Sequence[str]) -> dict[tuple[str, PluginId], list[str]]:
+def _models_by_unit_kind(
+    schedule: ScoringSchedule, order: Sequence[str]
+) -> dict[tuple[str, PluginId], list[str]]:
     out: dict[tuple[str, PluginId], list[str]] = {}
-    for unit in plan.units:
+    for unit in schedule.units:
         out.setdefault((unit.dataset, unit.scorer), []).append(unit.model)
     return {k: sorted(set(v), key=list(order).index) for k, v in out.items()}
 
 
 def run_studies(
     settings: StudySettings,
-    plan: Plan,
+    schedule: ScoringSchedule,
     frames: Mapping[UnitKey, pd.DataFrame],
     measurements: list[Measurement],
     display: Display,
@@ -64,9 +68,9 @@ def run_studies(
 
     studies = Studies()
     pending: list[PendingComparison] = []
-    models = _models_by_unit_kind(plan, settings.model_order)
+    models = _models_by_unit_kind(schedule, settings.model_order)
     robustness = settings.robustness
-    for (dataset, scorer), by_measure in _tasks_by_unit_kind(plan).items():
+    for (dataset, scorer), by_measure in _tasks_by_unit_kind(schedule).items():
         members = [m for m in models[(dataset, scorer)] if (m, dataset, scorer) in frames]
         group_frames = {m: frames[(m, dataset, scorer)] for m in members}
         scorer_info = SCORERS.entry(scorer.name).info

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from audit.cli import app
 from audit.display import SilentDisplay
 from audit.engine import RunSettings, executed_steps, plan_audit, run_audit
-from audit.pipeline.audit_plan import unit_line
+from audit.pipeline.steps import unit_line
 from audit.spec.loader import load_spec
 from tests.extrinsic.test_engine_extrinsic import make_spec_dir
 

@@ -1,6 +1,7 @@
-"""The plan: independent scoring units (model x dataset x scorer) and the measures
-computed on each, derived from a validated spec once model types are known. Units are
-plain, serialisable data so that any executor can run them.
+"""The scoring schedule (the audit plan's scoring part): independent scoring units (model x
+dataset x scorer) and the measures computed on each, derived from a validated spec once
+model types are known. Units are plain, serialisable data so that any executor can run
+them.
 
 What applies where is decided by the plug-ins' own entries: a scorer's entry says why it
 cannot score a dataset on a model (`ScorerEntry.skip_reason`), a measure's entry says
@@ -21,7 +22,7 @@ from audit.scoring.catalog import SCORERS
 from audit.scoring.units import ScoreUnit
 from audit.spec.models import AuditSpec
 
-__all__ = ["CorpusTask", "MeasureTask", "Plan", "ScoreUnit", "build_plan"]
+__all__ = ["CorpusTask", "MeasureTask", "ScoreUnit", "ScoringSchedule", "schedule_scoring"]
 
 #: The measure shape computed once per audit on a text corpus, not per unit.
 CORPUS_SHAPE = "corpus"
@@ -42,27 +43,32 @@ class CorpusTask:
     measure: PluginId
 
 
-@dataclass
-class Plan:
+@dataclass(frozen=True)
+class ScoringSchedule:
+    """Every score unit of an audit, the measures on each, the corpus measures, and the
+    units that do not apply (each with its reason)."""
+
     units: list[ScoreUnit] = field(default_factory=list)
     measures: list[MeasureTask] = field(default_factory=list)
     corpus_measures: list[CorpusTask] = field(default_factory=list)
     skipped: list[SkippedUnit] = field(default_factory=list)
 
 
-def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
+def schedule_scoring(spec: AuditSpec, *, model_types: Mapping[str, str]) -> ScoringSchedule:
     """Every applicable (model, dataset, scorer) unit and its measures; what does not apply
     is listed in `skipped` with the reason, never silently dropped.
 
     `model_types` names the models to plan, in order (the spec's models, each followed by
     its trained variants), with their type."""
-    plan = Plan()
     measure_shapes = [(m.id, MEASURES.entry(m.name).shape) for m in spec.measures]
-    plan.corpus_measures = [
+    corpus_measures = [
         CorpusTask(measure) for measure, shape in measure_shapes if shape == CORPUS_SHAPE
     ]
     shapes = {d.name: dataset_shape(d.name, d.kind) for d in spec.datasets}
     templates = {d.name: has_templates(d.name, d.kind) for d in spec.datasets}
+    units: list[ScoreUnit] = []
+    measures: list[MeasureTask] = []
+    skipped: list[SkippedUnit] = []
     for model_id, model_type in model_types.items():
         refs = spec.scorers.masked if model_type == "masked" else spec.scorers.causal
         for ref in refs:
@@ -71,15 +77,15 @@ def build_plan(spec: AuditSpec, *, model_types: Mapping[str, str]) -> Plan:
                 name = dataset.name
                 why = entry.skip_reason(model_type, name, shapes[name], templates[name])
                 if why is not None:
-                    plan.skipped.append(
+                    skipped.append(
                         SkippedUnit(model=model_id, dataset=name, scorer=ref.id, reason=why)
                     )
                     continue
                 unit = ScoreUnit(model=model_id, dataset=name, scorer=ref.id)
-                plan.units.append(unit)
-                plan.measures.extend(
+                units.append(unit)
+                measures.extend(
                     MeasureTask(unit=unit, measure=measure)
                     for measure, shape in measure_shapes
                     if shape == shapes[name]
                 )
-    return plan
+    return ScoringSchedule(units, measures, corpus_measures, skipped)

@@ -1,5 +1,6 @@
-"""The plan's rules, tested directly: which (model, dataset, scorer) units run, which are
-skipped and why, and which measures run on each unit (or once, on a corpus)."""
+"""The scoring schedule's rules, tested directly: which (model, dataset, scorer) units
+run, which are skipped and why, and which measures run on each unit (or once, on a
+corpus)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from typing import Any
 import pytest
 
 from audit.ids import PluginId
-from audit.plan import CorpusTask, MeasureTask, Plan, build_plan
 from audit.scoring.catalog import SCORERS
 from audit.scoring.units import ScoreUnit
+from audit.scoring_schedule import CorpusTask, MeasureTask, ScoringSchedule, schedule_scoring
 from audit.spec.models import AuditSpec
 
 MODELS = {"bert": "masked", "gpt": "causal"}
@@ -33,17 +34,17 @@ def _spec(**fields: Any) -> AuditSpec:
     return AuditSpec.model_validate(base)
 
 
-def _units(plan: Plan) -> set[tuple[str, str, str]]:
-    return {(u.model, u.dataset, u.scorer.label) for u in plan.units}
+def _units(schedule: ScoringSchedule) -> set[tuple[str, str, str]]:
+    return {(u.model, u.dataset, u.scorer.label) for u in schedule.units}
 
 
-def _skipped(plan: Plan) -> dict[tuple[str, str, str], str]:
-    return {(s.model, s.dataset, s.scorer.label): s.reason for s in plan.skipped}
+def _skipped(schedule: ScoringSchedule) -> dict[tuple[str, str, str], str]:
+    return {(s.model, s.dataset, s.scorer.label): s.reason for s in schedule.skipped}
 
 
 def test_units_and_skips_of_a_mixed_spec() -> None:
-    plan = build_plan(_spec(), model_types=MODELS)
-    assert _units(plan) == {
+    schedule = schedule_scoring(_spec(), model_types=MODELS)
+    assert _units(schedule) == {
         ("bert", "crows_pairs", "pll"),
         ("bert", "toxigen", "pll"),
         ("bert", "professions", "pll"),
@@ -54,7 +55,7 @@ def test_units_and_skips_of_a_mixed_spec() -> None:
         ("gpt", "toxigen", "ll"),
         ("gpt", "professions", "ll"),
     }
-    assert _skipped(plan) == {
+    assert _skipped(schedule) == {
         ("bert", "toxigen", "cps"): "cps scores sentence pairs; toxigen holds single sentences",
         ("bert", "crows_pairs", "tbs"): (
             "tbs scores template items (attribute + target words); crows_pairs has none "
@@ -68,18 +69,18 @@ def test_units_and_skips_of_a_mixed_spec() -> None:
 
 
 def test_every_unit_is_planned_or_skipped_never_dropped() -> None:
-    plan = build_plan(_spec(), model_types=MODELS)
+    schedule = schedule_scoring(_spec(), model_types=MODELS)
     # bert: 3 scorers x 3 datasets; gpt: 1 scorer x 3 datasets
-    assert len(plan.units) + len(plan.skipped) == 3 * 3 + 1 * 3
+    assert len(schedule.units) + len(schedule.skipped) == 3 * 3 + 1 * 3
 
 
 @pytest.mark.parametrize("scorer", ["ll", "ppl"])
 def test_causal_scorer_on_a_masked_model_is_skipped(scorer: str) -> None:
     """A causal scorer listed for masked models is skipped on them, with the reason."""
     spec = _spec(scorers={"masked": [scorer], "causal": [scorer]}, datasets=["crows_pairs"])
-    plan = build_plan(spec, model_types=MODELS)
-    assert _units(plan) == {("gpt", "crows_pairs", scorer)}
-    assert _skipped(plan) == {
+    schedule = schedule_scoring(spec, model_types=MODELS)
+    assert _units(schedule) == {("gpt", "crows_pairs", scorer)}
+    assert _skipped(schedule) == {
         ("bert", "crows_pairs", scorer): f"{scorer} does not apply to masked LMs"
     }
 
@@ -128,36 +129,36 @@ def test_template_scorer_skips_a_user_file_of_pairs() -> None:
         scorers={"masked": ["tbs", "cps"], "causal": []},
         measures=["bias_score"],
     )
-    plan = build_plan(spec, model_types=MODELS)
-    assert _units(plan) == {("bert", "mine", "cps")}
-    assert list(_skipped(plan)) == [("bert", "mine", "tbs")]
+    schedule = schedule_scoring(spec, model_types=MODELS)
+    assert _units(schedule) == {("bert", "mine", "cps")}
+    assert list(_skipped(schedule)) == [("bert", "mine", "tbs")]
 
 
 def test_measures_are_matched_to_the_dataset_shape() -> None:
-    plan = build_plan(_spec(scorers={"masked": [], "causal": ["ll"]}), model_types=MODELS)
-    tasks = {(t.unit.dataset, t.measure.name) for t in plan.measures}
+    schedule = schedule_scoring(_spec(scorers={"masked": [], "causal": ["ll"]}), model_types=MODELS)
+    tasks = {(t.unit.dataset, t.measure.name) for t in schedule.measures}
     assert tasks == {
         ("crows_pairs", "bias_score"),
         ("professions", "bias_score"),
         ("toxigen", "safety_score"),
     }
-    assert all(t.unit in plan.units for t in plan.measures)
+    assert all(t.unit in schedule.units for t in schedule.measures)
 
 
 def test_skipped_units_get_no_measures() -> None:
-    plan = build_plan(_spec(), model_types=MODELS)
+    schedule = schedule_scoring(_spec(), model_types=MODELS)
     assert not any(
-        t.unit.scorer.name == "cps" and t.unit.dataset == "toxigen" for t in plan.measures
+        t.unit.scorer.name == "cps" and t.unit.dataset == "toxigen" for t in schedule.measures
     )
-    assert {t.unit for t in plan.measures} <= set(plan.units)
+    assert {t.unit for t in schedule.measures} <= set(schedule.units)
 
 
 def test_corpus_measures_run_once_not_per_unit() -> None:
     ilps = {"name": "ilps", "corpus": "corpus.txt"}
     spec = _spec(measures=["bias_score", ilps])
-    plan = build_plan(spec, model_types=MODELS)
-    assert plan.corpus_measures == [CorpusTask(PluginId.of("ilps", {"corpus": "corpus.txt"}))]
-    assert all(t.measure.name != "ilps" for t in plan.measures)
+    schedule = schedule_scoring(spec, model_types=MODELS)
+    assert schedule.corpus_measures == [CorpusTask(PluginId.of("ilps", {"corpus": "corpus.txt"}))]
+    assert all(t.measure.name != "ilps" for t in schedule.measures)
 
 
 def test_options_travel_as_typed_ids() -> None:
@@ -166,20 +167,20 @@ def test_options_travel_as_typed_ids() -> None:
         measures=[{"name": "bias_score", "compat": "reference"}],
         datasets=["crows_pairs"],
     )
-    plan = build_plan(spec, model_types=MODELS)
+    schedule = schedule_scoring(spec, model_types=MODELS)
     reference = PluginId.of("ll", {"compat": "reference"})
-    assert [u.scorer for u in plan.units] == [PluginId.of("ll"), reference]
-    assert plan.units[1].scorer.label == "ll[compat=reference]"
-    assert plan.measures[1] == MeasureTask(
+    assert [u.scorer for u in schedule.units] == [PluginId.of("ll"), reference]
+    assert schedule.units[1].scorer.label == "ll[compat=reference]"
+    assert schedule.measures[1] == MeasureTask(
         unit=ScoreUnit("gpt", "crows_pairs", reference),
         measure=PluginId.of("bias_score", {"compat": "reference"}),
     )
 
 
 def test_units_are_hashable_and_serialisable() -> None:
-    plan = build_plan(_spec(), model_types=MODELS)
-    assert len(set(plan.units)) == len(plan.units)
-    for unit in plan.units:
+    schedule = schedule_scoring(_spec(), model_types=MODELS)
+    assert len(set(schedule.units)) == len(schedule.units)
+    for unit in schedule.units:
         data = json.loads(json.dumps(unit.to_dict()))
         assert ScoreUnit.from_dict(data) == unit
         assert hash(ScoreUnit.from_dict(data)) == hash(unit)
