@@ -45,29 +45,13 @@ from audit.scoring.causal import (
     CPU_TOKEN_BUDGET,
     HEAD_CHUNK_ROWS,
     _forward,
+    _logsumexp_in_place,
     causal_token_ids,
 )
+from audit.scoring.causal_batch import padded_causal_batch
 from audit.spec.models import ModelSpec
 
 CACHE = Path(os.environ.get("AUDIT_TEST_CACHE", Path.home() / ".cache" / "bias-audit-tests"))
-
-
-class Padded:
-    """A padded batch as `causal._score_batch` builds it (right padding, targets)."""
-
-    def __init__(self, batch_ids: list[list[int]], pad_id: int) -> None:
-        width = max(len(x) for x in batch_ids)
-        self.input_ids = np.full((len(batch_ids), width), pad_id, dtype=np.int64)
-        self.attention = np.zeros((len(batch_ids), width), dtype=np.int64)
-        self.rows: list[int] = []
-        self.cols: list[int] = []
-        self.targets: list[int] = []
-        for row, seq in enumerate(batch_ids):
-            self.input_ids[row, : len(seq)] = seq
-            self.attention[row, : len(seq)] = 1
-            self.rows.extend([row] * (len(seq) - 1))
-            self.cols.extend(range(0, len(seq) - 1))
-            self.targets.extend(seq[1:])
 
 
 class Sections:
@@ -83,7 +67,9 @@ class Sections:
         self.seconds[name] += time.perf_counter() - start
 
 
-def engine_pass(model: Any, texts: list[str], budget: int, journal_db: Any) -> dict[str, Any]:
+def engine_pass(
+    model: Any, texts: list[str], budget: int, journal_db: Any, head_rows: int, in_place: bool
+) -> dict[str, Any]:
     """The engine's steps on `texts`, timed one by one (float32 CPU, plain LM head)."""
     s = Sections()
     with s("tokenise"):
@@ -97,30 +83,33 @@ def engine_pass(model: Any, texts: list[str], budget: int, journal_db: Any) -> d
         for batch in batches:
             batch_ids = [ids[i] for i in batch]
             with s("pad_build"):
-                built = Padded(batch_ids, 0)
+                built = padded_causal_batch(batch_ids, [1] * len(batch_ids), 0)
             real += sum(len(x) for x in batch_ids)
             padded += built.input_ids.size
             input_ids = torch.from_numpy(built.input_ids)
             attention = torch.from_numpy(built.attention)
-            rows = torch.tensor(built.rows)
-            cols = torch.tensor(built.cols)
-            targets = torch.tensor(built.targets)
+            rows = torch.from_numpy(built.rows)
+            cols = torch.from_numpy(built.cols)
+            targets = torch.from_numpy(built.targets)
             with s("body"):
                 states = _forward(model, input_ids, attention, full=False)
             with s("pick_rows"):
                 hidden = states[rows, cols]
             out = torch.empty(len(targets), dtype=torch.float32)
-            for start in range(0, len(targets), HEAD_CHUNK_ROWS):
-                chunk = slice(start, start + HEAD_CHUNK_ROWS)
+            for start in range(0, len(targets), head_rows):
+                chunk = slice(start, start + head_rows)
                 with s("head_matmul"):
                     logits = head(hidden[chunk])
                 wanted = targets[chunk].unsqueeze(-1)
-                with s("logsumexp_gather"):
-                    picked = logits.gather(-1, wanted).squeeze(-1)
-                    out[chunk] = picked - torch.logsumexp(logits, dim=-1)
                 t0 = time.perf_counter()
                 torch.log_softmax(logits, dim=-1).gather(-1, wanted)
                 full_softmax_s += time.perf_counter() - t0
+                with s("logsumexp_gather"):
+                    picked = logits.gather(-1, wanted).squeeze(-1)
+                    if in_place:  # the engine's since the profile: overwrites `logits`
+                        out[chunk] = picked - _logsumexp_in_place(logits)
+                    else:
+                        out[chunk] = picked - torch.logsumexp(logits, dim=-1)
             with s("sum"):
                 sums = torch.zeros(len(batch_ids), dtype=torch.float64)
                 sums.index_add_(0, rows, out.double())
@@ -145,7 +134,7 @@ def body_ops(model: Any, texts: list[str], budget: int) -> dict[str, Any]:
     groups: dict[str, float] = defaultdict(float)
     with torch.inference_mode(), profile(activities=[ProfilerActivity.CPU]) as prof:
         for batch in pack_by_length([len(x) for x in ids], budget):
-            built = Padded([ids[i] for i in batch], 0)
+            built = padded_causal_batch([ids[i] for i in batch], [1] * len(batch), 0)
             _forward(
                 model,
                 torch.from_numpy(built.input_ids),
@@ -176,6 +165,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sample", type=int, default=300)
     parser.add_argument("--budget", type=int, default=CPU_TOKEN_BUDGET)
+    parser.add_argument("--head-rows", type=int, default=HEAD_CHUNK_ROWS)
+    parser.add_argument(
+        "--in-place",
+        action="store_true",
+        help="the in-place log-normaliser (the engine's now) instead of torch.logsumexp",
+    )
+    parser.add_argument("--skip-ops", action="store_true", help="no torch.profiler pass")
     parser.add_argument("--out", type=Path, default=RESULTS / "causal_profile_cpu.json")
     args = parser.parse_args()
 
@@ -187,13 +183,13 @@ def main() -> None:
     for statement in SCHEMA:
         db.execute(statement)
 
-    engine_pass(model, sample[:16], args.budget, db)  # warm-up
+    engine_pass(model, sample[:16], args.budget, db, args.head_rows, args.in_place)  # warm-up
     peak_before = matmul_peak()
     start = time.perf_counter()
-    timed = engine_pass(model, sample, args.budget, db)
+    timed = engine_pass(model, sample, args.budget, db, args.head_rows, args.in_place)
     total = time.perf_counter() - start
     peak_after = matmul_peak()
-    ops = body_ops(model, sample, args.budget)
+    ops = {} if args.skip_ops else body_ops(model, sample, args.budget)
 
     seconds = timed["seconds"]
     record = {
@@ -205,7 +201,8 @@ def main() -> None:
         "torch": torch.__version__,
         "sentences": len(sample),
         "token_budget": args.budget,
-        "head_chunk_rows": HEAD_CHUNK_ROWS,
+        "head_chunk_rows": args.head_rows,
+        "log_normaliser": "in place" if args.in_place else "torch.logsumexp",
         "matmul_peak_flops_before_after": [peak_before, peak_after],
         "total_seconds": total,
         "shares": {name: value / total for name, value in seconds.items()},

@@ -34,6 +34,7 @@ from audit.scoring.batching import (
     model_dims,
     pack_by_length,
 )
+from audit.scoring.causal_batch import CausalBatch, padded_causal_batch
 from audit.scoring.layer_ticks import LayerTicks
 from audit.scoring.transfer import to_device, to_host
 
@@ -120,29 +121,55 @@ def causal_log_likelihoods(
     progress: ProgressCallback,
 ) -> list[SentenceScore]:
     """Sum of target-token log-probabilities (float64) and scored-token count per text."""
-    import torch
 
     ids, context = causal_token_ids(model, texts, reference=reference)
+    totals = summed_log_likelihoods(
+        model, ids, [context] * len(ids), progress, tag=f"causal/{context}", starts_in_key=False
+    )
+    return [
+        SentenceScore(total, _scored_tokens(len(seq), context))
+        for total, seq in zip(totals, ids, strict=True)
+    ]
+
+
+def summed_log_likelihoods(
+    model: LoadedModel,
+    ids: Sequence[Sequence[int]],
+    starts: Sequence[int],
+    progress: ProgressCallback,
+    *,
+    tag: str,
+    starts_in_key: bool,
+) -> list[float]:
+    """Per sequence, the float64 sum of log P(w_t | w_<t) over its tokens t >= its start
+    (at least 1), in input order: the sequences sorted by length and packed into padded
+    batches under the token budget, each batch journalled (`batch_journal`) under
+    `<tag>/<pad id>` and its exact inputs (the starts among them when `starts_in_key`,
+    for callers whose starts differ by sequence)."""
+    import torch
+
     pad_id = model.tokenizer.pad_token_id
     if pad_id is None:
         pad_id = 0  # masked out by the attention mask; never scored
-    budget = _token_budget(model)
     order: list[int] = []
     sums: list[torch.Tensor] = []  # per batch, left on the device until every batch has run
     with torch.inference_mode(), LayerTicks(model.model, progress) as ticks:
-        for batch in pack_by_length([len(x) for x in ids], budget):
+        for batch in pack_by_length([len(x) for x in ids], _token_budget(model)):
             batch_ids = [ids[i] for i in batch]
+            batch_starts = [starts[i] for i in batch]
             inputs = [np.array([len(x) for x in batch_ids]), np.concatenate(batch_ids)]
+            if starts_in_key:
+                inputs.append(np.array(batch_starts))
             with ticks.batch(len(batch)):
-                run = partial(_score_batch, model, batch_ids, context, pad_id)
-                (batch_sums,) = journaled(f"causal/{context}/{pad_id}", inputs, run)
+                run = partial(_score_batch, model, batch_ids, batch_starts, pad_id)
+                (batch_sums,) = journaled(f"{tag}/{pad_id}", inputs, run)
             sums.append(batch_sums)
             order.extend(batch)
-    results: list[SentenceScore | None] = [None] * len(texts)
+    out = [0.0] * len(ids)
     totals = [float(value) for host in to_host(sums) for value in host]
     for index, total in zip(order, totals, strict=True):
-        results[index] = SentenceScore(total, _scored_tokens(len(ids[index]), context))
-    return [r for r in results if r is not None]
+        out[index] = total
+    return out
 
 
 def _scored_tokens(length: int, context: int) -> int:
@@ -150,62 +177,43 @@ def _scored_tokens(length: int, context: int) -> int:
     return max(0, length - max(1, context))
 
 
-#: Rows of hidden states projected to the vocabulary at a time on CPU: the [rows x vocab]
-#: logits stay small enough to live in cache instead of a fresh multi-GB temporary. On
-#: CUDA the chunk is sized from free memory (`batching.head_chunk_rows_for_memory`).
-HEAD_CHUNK_ROWS = 128
+#: Rows of hidden states projected to the vocabulary at a time on CPU: a [rows x vocab]
+#: temporary of about 100 MB for a 49k vocabulary instead of a multi-GB one. Each product
+#: streams the whole head weight, so fewer, larger products run faster: on the 2-core CPU
+#: 512-row products ran at 1.3x the rate of 128-row ones and 3x that of 32-row ones
+#: (docs/scoring.md). On CUDA the chunk is sized from free memory
+#: (`batching.head_chunk_rows_for_memory`).
+HEAD_CHUNK_ROWS = 512
 
 
 def _score_batch(
-    model: LoadedModel, batch_ids: list[list[int]], context: int, pad_id: int
+    model: LoadedModel, batch_ids: list[Sequence[int]], starts: list[int], pad_id: int
 ) -> list[torch.Tensor]:
     """Per sequence, the float64 sum of its target log-probabilities, on the device.
 
     Inputs and target positions are built on the host and sent without blocking, and the
     sums stay on the device: the batch asks the GPU for nothing it must wait for.
     """
-
-    width = max(len(x) for x in batch_ids)
-    input_ids = np.full((len(batch_ids), width), pad_id, dtype=np.int64)
-    attention = np.zeros((len(batch_ids), width), dtype=np.int64)
-    rows: list[int] = []
-    cols: list[int] = []
-    targets: list[int] = []
-    first = max(1, context)
-    for row, seq in enumerate(batch_ids):
-        input_ids[row, : len(seq)] = seq
-        attention[row, : len(seq)] = 1
-        # Position p - 1 predicts token p; real tokens at or after `context` are targets.
-        rows.extend([row] * _scored_tokens(len(seq), context))
-        cols.extend(range(first - 1, len(seq) - 1))
-        targets.extend(seq[first:])
-    return [summed_target_log_probs(model, input_ids, attention, rows, cols, targets)]
+    return [summed_target_log_probs(model, padded_causal_batch(batch_ids, starts, pad_id))]
 
 
-def summed_target_log_probs(
-    model: LoadedModel,
-    input_ids: np.ndarray,
-    attention: np.ndarray,
-    rows: list[int],
-    cols: list[int],
-    targets: list[int],
-) -> torch.Tensor:
+def summed_target_log_probs(model: LoadedModel, batch: CausalBatch) -> torch.Tensor:
     """Per row of a padded batch, the float64 sum of log P(target | prefix) over its
     (row, col, target) triples: the inputs sent to the model's device, the targets'
     log-probabilities taken at the chosen positions only, summed on the device."""
     import torch
 
     device = model.device
-    row_t = to_device(np.array(rows, dtype=np.int64), device)
+    row_t = to_device(batch.rows, device)
     token_lp = _target_log_probs(
         model,
-        to_device(input_ids, device),
-        to_device(attention, device),
+        to_device(batch.input_ids, device),
+        to_device(batch.attention, device),
         row_t,
-        to_device(np.array(cols, dtype=np.int64), device),
-        to_device(np.array(targets, dtype=np.int64), device),
+        to_device(batch.cols, device),
+        to_device(batch.targets, device),
     )
-    sums = torch.zeros(len(input_ids), dtype=torch.float64, device=token_lp.device)
+    sums = torch.zeros(len(batch.input_ids), dtype=torch.float64, device=token_lp.device)
     sums.index_add_(0, row_t.to(token_lp.device), token_lp.double())
     return sums
 
@@ -257,8 +265,20 @@ def _target_log_probs(
         logits = head(hidden[chunk].to(head.weight.dtype)).float()
         wanted = targets[chunk].to(logits.device).unsqueeze(-1)
         target_logit = logits.gather(-1, wanted).squeeze(-1)
-        out[chunk] = (target_logit - torch.logsumexp(logits, dim=-1)).to(out.device)
+        out[chunk] = (target_logit - _logsumexp_in_place(logits)).to(out.device)
     return out
+
+
+def _logsumexp_in_place(logits: torch.Tensor) -> torch.Tensor:
+    """`torch.logsumexp(logits, -1)`, the same operations in the same order (so the same
+    bits), computed in `logits`' own memory, which it overwrites: no [rows, vocab]
+    temporaries (on the CPU it took a third of the time of `torch.logsumexp`, see
+    docs/scoring.md)."""
+    import torch
+
+    peak = logits.amax(dim=-1, keepdim=True)
+    peak.masked_fill_(torch.isinf(peak), 0.0)  # as logsumexp: an all -inf row gives -inf
+    return logits.sub_(peak).exp_().sum(dim=-1).log_().add_(peak.squeeze(-1))
 
 
 def _debiased_target_log_probs(

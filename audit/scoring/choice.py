@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -29,19 +28,12 @@ from audit.scoring.base import (
     ScoringInputError,
     SentenceScore,
 )
-from audit.scoring.batch_journal import journaled
-from audit.scoring.batching import pack_by_length
-from audit.scoring.causal import _token_budget, causal_token_ids, summed_target_log_probs
+from audit.scoring.causal import causal_token_ids, summed_log_likelihoods
 from audit.scoring.choice_prompt import ANSWER_SEPARATOR
-from audit.scoring.layer_ticks import LayerTicks
 from audit.scoring.masked.engine import run_masked_copies
 from audit.scoring.masked.inputs import encode_texts, mask_token_id, max_sequence_length
 from audit.scoring.masked.scorers import single_token_copies
 from audit.scoring.options import MaskedOptions
-from audit.scoring.transfer import to_host
-
-if TYPE_CHECKING:
-    import torch
 
 T = TypeVar("T")
 
@@ -116,64 +108,14 @@ class CausalChoice(ChoiceScorer):
             max(1, _answer_start(p, f, t))
             for p, f, t in zip(prompt_ids, full_ids, texts, strict=True)
         ]
-        sums = _causal_sums(model, full_ids, starts, progress)
+        sums = summed_log_likelihoods(
+            model, full_ids, starts, progress, tag="choice-causal", starts_in_key=True
+        )
         scores = [
             SentenceScore(float(total), len(ids) - start)
             for total, ids, start in zip(sums, full_ids, starts, strict=True)
         ]
         return regroup(scores, counts)
-
-
-def _causal_sums(
-    model: LoadedModel, ids: list[list[int]], starts: list[int], progress: ProgressCallback
-) -> list[float]:
-    """Per sequence, the float64 sum of log P(w_t | w_<t) for t >= its start."""
-    import torch
-
-    pad_id = model.tokenizer.pad_token_id
-    if pad_id is None:
-        pad_id = 0  # masked out by the attention mask; never scored
-    order: list[int] = []
-    sums: list[torch.Tensor] = []
-    with torch.inference_mode(), LayerTicks(model.model, progress) as ticks:
-        for batch in pack_by_length([len(x) for x in ids], _token_budget(model)):
-            batch_ids = [ids[i] for i in batch]
-            batch_starts = [starts[i] for i in batch]
-            inputs = [
-                np.array([len(x) for x in batch_ids]),
-                np.concatenate(batch_ids),
-                np.array(batch_starts),
-            ]
-            with ticks.batch(len(batch)):
-                run = partial(_causal_batch, model, batch_ids, batch_starts, pad_id)
-                (batch_sums,) = journaled(f"choice-causal/{pad_id}", inputs, run)
-            sums.append(batch_sums)
-            order.extend(batch)
-    totals = [float(value) for host in to_host(sums) for value in host]
-    out = [0.0] * len(ids)
-    for index, total in zip(order, totals, strict=True):
-        out[index] = total
-    return out
-
-
-def _causal_batch(
-    model: LoadedModel, batch_ids: list[list[int]], starts: list[int], pad_id: int
-) -> list[torch.Tensor]:
-
-    width = max(len(x) for x in batch_ids)
-    input_ids = np.full((len(batch_ids), width), pad_id, dtype=np.int64)
-    attention = np.zeros((len(batch_ids), width), dtype=np.int64)
-    rows: list[int] = []
-    cols: list[int] = []
-    targets: list[int] = []
-    for row, (seq, start) in enumerate(zip(batch_ids, starts, strict=True)):
-        input_ids[row, : len(seq)] = seq
-        attention[row, : len(seq)] = 1
-        # position p - 1 predicts token p; the answer's tokens are p >= start
-        rows.extend([row] * (len(seq) - start))
-        cols.extend(range(start - 1, len(seq) - 1))
-        targets.extend(seq[start:])
-    return [summed_target_log_probs(model, input_ids, attention, rows, cols, targets)]
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ def test_head_chunk_size_changes_float32_scores_by_rounding_only(
 
 def test_cpu_sizes_are_the_tuned_constants() -> None:
     gpt2 = loaded(tiny_gpt2())
-    assert causal._head_chunk_rows(gpt2) == causal.HEAD_CHUNK_ROWS == 128
+    assert causal._head_chunk_rows(gpt2) == causal.HEAD_CHUNK_ROWS == 512
     assert causal._token_budget(gpt2) == causal.CPU_TOKEN_BUDGET == 4096
     bert = loaded(tiny_bert())
     assert resolve_token_budget(bert, None) == batching.CPU_TOKEN_BUDGET == 2048
@@ -132,3 +132,13 @@ def test_cuda_transfers_round_trip() -> None:
     assert on_device.device.type == "cuda"
     (back,) = to_host([on_device.float() * 2])
     np.testing.assert_array_equal(back, array * 2)
+
+
+def test_in_place_log_normaliser_is_logsumexp_bit_for_bit() -> None:
+    generator = torch.Generator().manual_seed(0)
+    for shape in ((3, 49_152), (17, 1_000), (1, 2)):
+        logits = torch.randn(*shape, generator=generator) * 12
+        expected = torch.logsumexp(logits, dim=-1)
+        assert torch.equal(causal._logsumexp_in_place(logits.clone()), expected)
+    infinite = torch.tensor([[float("-inf")] * 3, [0.5, float("-inf"), 2.0]])
+    assert torch.equal(causal._logsumexp_in_place(infinite.clone()), torch.logsumexp(infinite, -1))
