@@ -8,6 +8,7 @@ log-probabilities that the scorer sums or averages per sentence.
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -128,8 +129,22 @@ class PseudoLogLikelihood(SentenceScorer):
 
 
 @dataclass(frozen=True)
-class CrowSPairsScore(PairScorer):
-    """CPS: sum over unmodified non-special tokens i of log P(w_i | S with i masked)."""
+class Sides:
+    """The encoded sides of a scorer's pairs, interleaved [st, at, st, at, ...], with each
+    pair's token alignment and what scoring them needs."""
+
+    model: LoadedModel
+    encoded: list[Encoded]
+    aligned: list[PairAlignment]
+    mask_id: int
+    opts: MaskedOptions
+    progress: ProgressCallback
+
+
+class AlignedPairScorer(PairScorer):
+    """A masked-LM pair scorer: both sides of every pair are encoded and their tokens
+    aligned, then each side is scored by `side_scores` (progress counts sentences, two
+    per pair)."""
 
     name: str
 
@@ -141,22 +156,41 @@ class CrowSPairsScore(PairScorer):
         options: ScorerOptions,
         progress: ProgressCallback,
     ) -> list[ScorePair]:
-        """Progress counts sentences (two per pair)."""
         opts = _check_options(self.name, options)
         encoded, mask_id, aligned = _encode_pairs(model, self.name, pairs)
-        positions = [side for a in aligned for side in (a.unmodified_a, a.unmodified_b)]
-        sums = _single_token_sums(
-            model, encoded, positions, mask_id=mask_id, opts=opts, progress=progress
-        )
-        scores = []
-        for total, pos in zip(sums, positions, strict=True):
-            value = round(float(total), 3) if opts.compat == "reference" else float(total)
-            scores.append(SentenceScore(value, len(pos)))
-        return regroup_pairs(scores)
+        sides = Sides(model, encoded, aligned, mask_id, opts, progress)
+        return regroup_pairs(self.side_scores(sides))
+
+    @abstractmethod
+    def side_scores(self, sides: Sides) -> list[SentenceScore]:
+        """The score of each side, in order [st0, at0, st1, at1, ...]."""
 
 
 @dataclass(frozen=True)
-class StereoSetScore(PairScorer):
+class CrowSPairsScore(AlignedPairScorer):
+    """CPS: sum over unmodified non-special tokens i of log P(w_i | S with i masked)."""
+
+    name: str
+
+    def side_scores(self, sides: Sides) -> list[SentenceScore]:
+        positions = [side for a in sides.aligned for side in (a.unmodified_a, a.unmodified_b)]
+        sums = _single_token_sums(
+            sides.model,
+            sides.encoded,
+            positions,
+            mask_id=sides.mask_id,
+            opts=sides.opts,
+            progress=sides.progress,
+        )
+        scores = []
+        for total, pos in zip(sums, positions, strict=True):
+            value = round(float(total), 3) if sides.opts.compat == "reference" else float(total)
+            scores.append(SentenceScore(value, len(pos)))
+        return scores
+
+
+@dataclass(frozen=True)
+class StereoSetScore(AlignedPairScorer):
     """SSS: mask every modified token at once; mean of log P(w_i | masked S) over i in M.
 
     `compat: reference` averages the whole |M| x |M| matrix log P(w_j at position i), as
@@ -165,18 +199,9 @@ class StereoSetScore(PairScorer):
 
     name: str
 
-    def score_pairs(
-        self,
-        model: LoadedModel,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
-    ) -> list[ScorePair]:
-        """Progress counts sentences (two per pair)."""
-        opts = _check_options(self.name, options)
-        encoded, mask_id, aligned = _encode_pairs(model, self.name, pairs)
-        modified = [side for a in aligned for side in (a.modified_a, a.modified_b)]
+    def side_scores(self, sides: Sides) -> list[SentenceScore]:
+        encoded, opts = sides.encoded, sides.opts
+        modified = [side for a in sides.aligned for side in (a.modified_a, a.modified_b)]
         matrix = opts.compat == "reference"
         copies: list[MaskedCopy] = []
         for s, (enc, pos) in enumerate(zip(encoded, modified, strict=True)):
@@ -186,14 +211,13 @@ class StereoSetScore(PairScorer):
             targets = tuple(own for _ in pos) if matrix else tuple((t,) for t in own)
             copies.append(MaskedCopy(s, enc.ids, pos, pos, targets))
         results = run_masked_copies(
-            model, copies, n_sentences=len(encoded), mask_id=mask_id,
-            batch_tokens=opts.batch_tokens, autocast=opts.autocast, progress=progress,
+            sides.model, copies, n_sentences=len(encoded), mask_id=sides.mask_id,
+            batch_tokens=opts.batch_tokens, autocast=opts.autocast, progress=sides.progress,
         )  # fmt: skip
         means = np.full(len(encoded), np.nan, dtype=np.float64)
         for copy, result in zip(copies, results, strict=True):
             means[copy.sentence] = float(result.mean())
-        scores = [SentenceScore(float(m), len(pos)) for m, pos in zip(means, modified, strict=True)]
-        return regroup_pairs(scores)
+        return [SentenceScore(float(m), len(pos)) for m, pos in zip(means, modified, strict=True)]
 
 
 @dataclass(frozen=True)
