@@ -17,6 +17,7 @@ from audit.report.index import MeasurementIndex, unique
 from audit.report.model import Chart, Section, SummaryBlock, Table
 from audit.report.tables import slug
 from audit.results import CorrelationWithRatio, MetaEvaluation, VariantRecord
+from audit.results.variants import same_series
 
 KANEKO_2023 = "Kaneko, Bollegala & Okazaki 2023 (EACL)"
 
@@ -198,7 +199,7 @@ def following(meta: MetaEvaluation, alpha: float, *, short: bool = False) -> str
     """How many distinct series follow r after the correction, and what a series that does
     not could still hide: 'k of m series follow r significantly (Holm); with 11 ratio
     models ... could not have detected ...' (`short`: page 1's form)."""
-    series = [s[0] for s in _distinct_series(meta) if s[0].spearman_p_corrected is not None]
+    series = [s[0] for s in same_series(meta.rows) if s[0].spearman_p_corrected is not None]
     if not series or meta.detection is None:
         return ""
     found = [r for r in series if (r.spearman_p_corrected or 1.0) <= alpha]
@@ -222,18 +223,6 @@ def following(meta: MetaEvaluation, alpha: float, *, short: bool = False) -> str
             f"{words.undetectable_words(detection)}"
         )
     return text
-
-
-def _distinct_series(meta: MetaEvaluation) -> list[list[CorrelationWithRatio]]:
-    """The rows grouped by identical values on every ratio model."""
-    groups: list[list[CorrelationWithRatio]] = []
-    for row in meta.rows:
-        group = next((g for g in groups if g[0].values == row.values), None)
-        if group is None:
-            groups.append([row])
-        else:
-            group.append(row)
-    return groups
 
 
 def table_series(meta: MetaEvaluation) -> list[list[CorrelationWithRatio]]:

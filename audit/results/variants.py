@@ -6,6 +6,7 @@ no torch and no registry.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import Field
@@ -187,3 +188,16 @@ class MetaEvaluation(Record):
         description="The smallest |rho| the corrected Spearman test can call significant "
         "with these ratio models, and its power (4.0); None in older files.",
     )
+
+
+def same_series(rows: Sequence[CorrelationWithRatio]) -> list[list[CorrelationWithRatio]]:
+    """The rows grouped by identical values on every ratio model, in first-seen order (one
+    series of a meta-evaluation per group: its ranking and its report count them once)."""
+    groups: list[list[CorrelationWithRatio]] = []
+    for row in rows:
+        group = next((g for g in groups if g[0].values == row.values), None)
+        if group is None:
+            groups.append([row])
+        else:
+            group.append(row)
+    return groups

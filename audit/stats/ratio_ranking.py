@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from audit.results import CorrelationWithRatio
+from audit.results.variants import same_series
 from audit.stats.intervals import percentile_interval
 from audit.stats.power import spearman_rows
 from audit.stats.two_level import at_models, resample_indices
@@ -84,18 +85,6 @@ def gap_interval(
     if interval.low is None or interval.high is None:
         return None, None, "no resample had both correlations: not told apart from rank 1"
     return interval.low, interval.high, ""
-
-
-def same_series(rows: Sequence[CorrelationWithRatio]) -> list[list[CorrelationWithRatio]]:
-    """The rows grouped by identical values on every ratio model, in first-seen order."""
-    groups: list[list[CorrelationWithRatio]] = []
-    for row in rows:
-        group = next((g for g in groups if g[0].values == row.values), None)
-        if group is None:
-            groups.append([row])
-        else:
-            group.append(row)
-    return groups
 
 
 def _strength(row: CorrelationWithRatio) -> tuple[float, float]:
