@@ -15,7 +15,9 @@ Loading is lazy and happens once per process: the first question asked of any re
 order, before it is answered. A plug-in that cannot be imported, registers a name that
 is taken or registers an invalid entry stops the tool with a `PluginError` (exit 2)
 naming the distribution, the entry point and the problem. While an entry point is
-loaded, `current_origin()` names it; the registries record it as its entries' origin.
+loaded, `current_origin()` names it and `current_distribution()` gives its distribution
+as "name==version"; the registries record both for its entries (the distribution enters
+the cache keys of what they compute: `audit.code_identity`).
 
 This module imports nothing from the rest of the tool but its errors.
 """
@@ -62,6 +64,12 @@ def origin_of(entry_point: importlib.metadata.EntryPoint) -> str:
     return f"{dist.metadata['Name']} {dist.version} (entry point {entry_point.name})"
 
 
+def distribution_of(entry_point: importlib.metadata.EntryPoint) -> str | None:
+    """'<distribution>==<version>' of an entry point, None when its distribution is unknown."""
+    dist = entry_point.dist
+    return None if dist is None else f"{dist.metadata['Name']}=={dist.version}"
+
+
 _origin = threading.local()
 
 
@@ -71,14 +79,21 @@ def current_origin() -> str | None:
     return origin
 
 
+def current_distribution() -> str | None:
+    """'<name>==<version>' of the distribution whose entry point is being loaded in this
+    thread; None when none is, or its distribution is unknown."""
+    distribution: str | None = getattr(_origin, "distribution", None)
+    return distribution
+
+
 @contextmanager
-def _registering(origin: str) -> Iterator[None]:
-    previous = getattr(_origin, "value", None)
-    _origin.value = origin
+def _registering(origin: str, distribution: str | None = None) -> Iterator[None]:
+    previous = getattr(_origin, "value", None), getattr(_origin, "distribution", None)
+    _origin.value, _origin.distribution = origin, distribution
     try:
         yield
     finally:
-        _origin.value = previous
+        _origin.value, _origin.distribution = previous
 
 
 def _where(error: BaseException) -> str:
@@ -98,7 +113,7 @@ def load_entry_point(entry_point: importlib.metadata.EntryPoint) -> LoadedPlugin
     `PluginError` naming the distribution, the entry point and the problem."""
     origin = origin_of(entry_point)
     where = f"plug-in {origin}"
-    with _registering(origin):
+    with _registering(origin, distribution_of(entry_point)):
         try:
             target = entry_point.load()
         except (ImportError, AttributeError) as error:

@@ -12,7 +12,9 @@ Plug-ins of other installed packages register into the same registries through t
 `bias_audit.plugins` entry points (`audit.plugins`): the first question asked of any
 registry loads them, once. Every entry records its origin: "built-in",
 "<distribution> <version> (entry point <name>)", or "registered by <module>" for code that
-registers directly (a test's toy plug-in).
+registers directly (a test's toy plug-in); and, for an entry point's, its distribution,
+which with the card's version makes the entry's code identity (`code_identity`), part of
+the cache key of everything the entry computes (`audit.code_identity`).
 """
 
 from __future__ import annotations
@@ -28,8 +30,15 @@ from typing import Any, Generic, TypeVar, overload
 from pydantic import BaseModel
 
 from audit.cards import PluginCard, PluginKind, Role
+from audit.code_identity import CodeIdentity
 from audit.errors import UnknownNameError
-from audit.plugins import BUILT_IN, PluginError, current_origin, ensure_loaded
+from audit.plugins import (
+    BUILT_IN,
+    PluginError,
+    current_distribution,
+    current_origin,
+    ensure_loaded,
+)
 
 #: A plug-in's name: what a spec writes, and the start of its label ("name[option=value]").
 NAME_PATTERN = re.compile(r"[a-z][a-z0-9_]*")
@@ -130,14 +139,19 @@ class Registry(Generic[E, T]):
         self.entry_type: type[PluginEntry] = entry_type or PluginEntry
         self._entries: dict[str, E] = {}
         self._origins: dict[str, str] = {}
+        self._distributions: dict[str, str] = {}
         self._loaded: dict[str, T] = {}
 
     def register(self, entry: E) -> E:
         """Add one plug-in, checked (its type, kind, name, options model, target and that
         its name is free), and record where it comes from."""
         self._check(entry)
+        origin = _registering_origin()
         self._entries[entry.name] = entry
-        self._origins[entry.name] = _registering_origin()
+        self._origins[entry.name] = origin
+        distribution = current_distribution()
+        if distribution is not None and origin == current_origin():
+            self._distributions[entry.name] = distribution
         return entry
 
     def _check(self, entry: object) -> None:
@@ -173,6 +187,7 @@ class Registry(Generic[E, T]):
         """Remove a plug-in (tests that register a toy plug-in clean up with this)."""
         self._entries.pop(name, None)
         self._origins.pop(name, None)
+        self._distributions.pop(name, None)
         self._loaded.pop(name, None)
 
     def names(self) -> list[str]:
@@ -209,6 +224,17 @@ class Registry(Generic[E, T]):
         (entry point <name>)" or "registered by <module>"."""
         self.entry(name)
         return self._origins[name]
+
+    def code_identity(self, name: str) -> CodeIdentity:
+        """The code that computes what plug-in `name` computes, as cache keys hold it: its
+        card's version and, for a plug-in an entry point registered, its distribution."""
+        entry = self.entry(name)
+        return CodeIdentity(
+            kind=self.kind,
+            name=name,
+            version=entry.card.version,
+            distribution=self._distributions.get(name),
+        )
 
     def is_built_in(self, name: str) -> bool:
         """Whether plug-in `name` is one of the tool's own."""

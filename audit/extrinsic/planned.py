@@ -25,6 +25,7 @@ from audit.extrinsic.tasks.base import ExtrinsicTask, TaskContext, TaskData
 from audit.ids import PluginId
 
 if TYPE_CHECKING:
+    from audit.extrinsic.finetune.store import FineTuneStore
     from audit.extrinsic.finetune.task_head import TaskHead
 
 
@@ -67,9 +68,17 @@ class PlannedTask:
     def cache_key(self, fingerprint: str, model_type: str, seed: int) -> str:
         """The cache key of the fine-tuning with `seed` (one of `seeds`) on a model,
         computed without loading it."""
-        from audit.extrinsic.finetune.store import planned_key
+        return self.cache_store(Path(), fingerprint, model_type, seed).key
 
-        return planned_key(
+    def cache_store(
+        self, cache_dir: Path, fingerprint: str, model_type: str, seed: int
+    ) -> FineTuneStore:
+        """The store of that fine-tuning (its key: `cache_key`), which knows the task's
+        code, so a plan can say why it is made again (`ArtefactStore.why_missing`)."""
+        from audit.extrinsic.finetune.store import planned_store
+
+        return planned_store(
+            cache_dir,
             self.task_head,
             model_fingerprint=fingerprint,
             model_type=model_type,  # type: ignore[arg-type]

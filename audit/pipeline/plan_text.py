@@ -79,6 +79,7 @@ def describe_variants(plan: AuditPlan) -> list[str]:
             state = "to compute"
         else:
             state = "to train, resuming from a checkpoint" if job.resumable else "to train"
+        state += _why(job.store.why_missing())
         lines.append(
             f"  {job.model_id}: {what}: {state}: {job.work_text()} on "
             f"{plan.models[job.base].device}"
@@ -98,7 +99,11 @@ def _scoring_time_line(job: VariantJob, *, cached: bool) -> str:
     assert job.scoring_settings is not None
     settings = job.scoring_settings(job.options)
     k = len(settings.prefixes)
-    state = "stored, in the cache" if cached else "to store (the base's files and settings)"
+    state = (
+        "stored, in the cache"
+        if cached
+        else "to store (the base's files and settings)" + _why(job.store.why_missing())
+    )
     return (
         f"  {job.model_id}: {job.method.label} of {job.base}: not trained, applied at "
         f"scoring time: {k} debiasing prefix{'es' if k != 1 else ''}, lambda "
@@ -112,7 +117,6 @@ def describe_extrinsic(plan: AuditPlan) -> list[str]:
     if not plan.extrinsic:
         return []
     from audit.extrinsic.budget import budget_warnings, epochs_covered
-    from audit.extrinsic.finetune.store import FineTuneStore
 
     spec_seed = plan.loaded.spec.seed
     lines = ["Extrinsic tasks:"]
@@ -144,10 +148,14 @@ def describe_extrinsic(plan: AuditPlan) -> list[str]:
                 count = f" {len(seeds)} times" if several else ""
                 lines.append(f"    {model_id}: to fine-tune{count} once the variant is trained")
                 continue
-            for seed, key in task.cache_keys(model.fingerprint, model.model_type, spec_seed):
+            for seed in seeds:
                 which = f" (seed {seed})" if several else ""
-                state = _finetune_state(FineTuneStore.of(plan.settings.cache_dir, key))
-                lines.append(f"    {model_id}{which}: {state} (key {key[:8]})")
+                store = task.cache_store(
+                    plan.settings.cache_dir, model.fingerprint, model.model_type, seed
+                )
+                lines.append(
+                    f"    {model_id}{which}: {_finetune_state(store)} (key {store.key[:8]})"
+                )
         lines += [f"    {model_id}: left out: {reason}" for model_id, reason in task.left_out]
     return lines
 
@@ -157,7 +165,12 @@ def _finetune_state(store: FineTuneStore) -> str:
         return "fine-tuned, in the cache"
     if store.has_checkpoint():
         return "to fine-tune, resuming from a checkpoint"
-    return "to fine-tune"
+    return "to fine-tune" + _why(store.why_missing())
+
+
+def _why(reason: str | None) -> str:
+    """' (<why it is made again>)', or '' when it was never made."""
+    return f" ({reason})" if reason else ""
 
 
 def describe_seat(plan: AuditPlan) -> list[str]:
@@ -237,6 +250,9 @@ def describe_plan(plan: AuditPlan, cache: ScoreCache | None = None) -> str:
                     if cached == sentences
                     else f"; {cached:,} saved (in the cache or a killed run's batch journal)"
                 )
+            if unit.model in plan.models and cached < sentences:
+                again = _scored_again(plan, unit, cache)
+                work += f"; to score again: {again}" if again else ""
         what = unit_line(unit.model, unit.dataset, unit.scorer)
         lines.append(f"  {what} -> {', '.join(measures) or '-'}{work}")
     for task in plan.corpus_measures:
@@ -260,6 +276,16 @@ def describe_plan(plan: AuditPlan, cache: ScoreCache | None = None) -> str:
         lines.append("Computes nothing:")
         lines += [f"  {label}: {why}" for label, why in idle]
     return "\n".join(lines)
+
+
+def _scored_again(plan: AuditPlan, unit: ScoreUnit, cache: ScoreCache) -> str | None:
+    """Why a unit scores what the cache holds scores of by another version of its scorer."""
+    from audit.scoring.runner import why_scored_again
+
+    model = plan.models[unit.model]
+    return why_scored_again(
+        unit, cache=cache, fingerprint=model.fingerprint, precision=model.precision
+    )
 
 
 def _unit_work(

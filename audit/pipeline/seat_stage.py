@@ -3,9 +3,11 @@ models, with the results kept in `<cache>/seat/<key>.json`, so that a second run
 same model, tests and options loads no model.
 
 The key is the sha256 of everything that can change a number: the model's fingerprint
-and precision, each test's name and file sha256, the pooling, n_samples, batch size and
-the audit's seed. A model is loaded (as the spec scores it) only when one of its entries
-is missing; a cache file that does not read is computed again.
+and precision, each test's name and file sha256, the pooling, n_samples, batch size, the
+audit's seed and the measure's code identity (`audit.code_identity`: its card version and
+distribution; nothing for the built-in `seat` at version 1). A model is loaded (as the
+spec scores it) only when one of its entries is missing; a cache file that does not read
+is computed again.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING
 from pydantic import TypeAdapter, ValidationError
 
 from audit.atomic_write import write_text_atomic
+from audit.code_identity import with_code
 from audit.results.seat import SeatBiasTypeRecord, SeatSection, SeatSkipRecord, SeatTestRecord
 
 if TYPE_CHECKING:
@@ -45,7 +48,10 @@ def seat_cache_key(run: SeatRun, model: PreparedModel, seed: int) -> str:
         "batch_size": run.options.batch_size,
         "seed": seed,
     }
-    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+    from audit.measures.catalog import MEASURES
+
+    code = MEASURES.code_identity(run.measure.name)
+    return hashlib.sha256(json.dumps(with_code(content, code), sort_keys=True).encode()).hexdigest()
 
 
 def cache_path(cache_dir: Path, key: str) -> Path:

@@ -1,7 +1,11 @@
 """Content-addressed score cache.
 
 A namespace is keyed by exactly the inputs that change a score: the model fingerprint
-(config, weights and tokenizer files), the scorer's name, version and options. Inside it,
+(config, weights and tokenizer files), the scorer's name, version and options, and, for a
+scorer of another distribution, that distribution's name and version (the scorer's code
+identity, `audit.code_identity`; a built-in scorer at version 1 adds nothing, so its keys
+are those it had before). A namespace that receives entries is recorded with its code
+(`audit.code_records`), so `audit plan` can say why a raised version scores again. Inside it,
 each entry is keyed by the sha256 of the exact text (or the pair of texts) and stored
 with a checksum of its payload. Entries are written as each chunk of work finishes, so
 an interrupted run recomputes only what was not written; an entry whose checksum does
@@ -14,10 +18,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from audit.code_identity import DEFAULT_VERSION, CodeIdentity, with_code
+from audit.code_records import CodeRecords
 from audit.errors import AuditUserError
 from audit.models.chat_template import ChatFormat
 from audit.scoring.base import ScorerInfo, ScorerOptions, SentenceScore
@@ -67,8 +73,14 @@ class ScoreNamespace:
     is there and writes nothing. `set_aside` lists the database files found corrupt and
     renamed while opening it."""
 
-    def __init__(self, folder: Path, manifest: Mapping[str, object]) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        manifest: Mapping[str, object],
+        on_write: Callable[[], None] | None = None,
+    ) -> None:
         self.folder = folder
+        self._on_write = on_write
         writable = folder_writable(folder)
         manifest_path = folder / "manifest.json"
         if writable and not manifest_path.exists():
@@ -120,6 +132,9 @@ class ScoreNamespace:
             rows.append((key, payload, _checksum(key, payload)))
         self.db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?)", rows)
         self.db.commit()
+        if self._on_write is not None:  # the first write records the namespace's code
+            on_write, self._on_write = self._on_write, None
+            on_write()
 
     def close(self) -> None:
         if self._db is not None:
@@ -149,16 +164,71 @@ class ScoreCache:
         scorer: ScorerInfo,
         options: ScorerOptions,
         precision: str = "cpu/float32",
+        code: CodeIdentity | None = None,
     ) -> ScoreNamespace:
-        """The namespace of one model (fingerprint), scorer (name, version, options) and
-        numeric precision (device type / autocast dtype, e.g. `cuda/bfloat16`)."""
-        manifest = {
-            "layout": CACHE_LAYOUT,
-            "model_fingerprint": model_fingerprint,
-            "precision": precision,
-            "scorer": scorer.name,
-            "scorer_version": scorer.version,
-            "options": options.cache_identity(),
-        }
-        key = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()
-        return ScoreNamespace(self.root / "scores" / key[:2] / key, manifest)
+        """The namespace of one model (fingerprint), scorer (name, version, options, and
+        the code identity `code`: default, the scorer's version, built in) and numeric
+        precision (device type / autocast dtype, e.g. `cuda/bfloat16`)."""
+        code = code or CodeIdentity("scorer", scorer.name, scorer.version)
+        manifest = _manifest(model_fingerprint, scorer, options, precision, code)
+        key = _namespace_key(manifest)
+        default = code.default()
+        default_key = _namespace_key(
+            _manifest(model_fingerprint, scorer, options, precision, default)
+        )
+        records = CodeRecords(self.root / "scores")
+        return ScoreNamespace(
+            self._folder(key), manifest, lambda: records.remember(default_key, key, code)
+        )
+
+    def why_missing(
+        self,
+        *,
+        model_fingerprint: str,
+        scorer: ScorerInfo,
+        options: ScorerOptions,
+        precision: str,
+        code: CodeIdentity,
+    ) -> str | None:
+        """Why the scores of `code` are not in the cache when the same model's scores of
+        the same scorer and options made by other code are (`CodeRecords.why_missing`)."""
+        key = _namespace_key(_manifest(model_fingerprint, scorer, options, precision, code))
+        default_key = _namespace_key(
+            _manifest(model_fingerprint, scorer, options, precision, code.default())
+        )
+        return CodeRecords(self.root / "scores").why_missing(
+            default_key,
+            key,
+            code,
+            lambda other: (self._folder(other) / "scores.sqlite").is_file(),
+            what="cached scores",
+        )
+
+    def _folder(self, key: str) -> Path:
+        return self.root / "scores" / key[:2] / key
+
+
+def _manifest(
+    model_fingerprint: str,
+    scorer: ScorerInfo,
+    options: ScorerOptions,
+    precision: str,
+    code: CodeIdentity,
+) -> dict[str, object]:
+    """What a namespace is keyed by, as its manifest.json shows it. The version is kept
+    as `scorer_version` (as before versions entered every key) and not again in `code`."""
+    manifest: dict[str, object] = {
+        "layout": CACHE_LAYOUT,
+        "model_fingerprint": model_fingerprint,
+        "precision": precision,
+        "scorer": scorer.name,
+        "scorer_version": code.version,
+        "options": options.cache_identity(),
+    }
+    return with_code(
+        manifest, CodeIdentity(code.kind, code.name, DEFAULT_VERSION, code.distribution)
+    )
+
+
+def _namespace_key(manifest: Mapping[str, object]) -> str:
+    return hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()

@@ -27,7 +27,8 @@ class ScorerEntry(PluginEntry):
     info: ScorerInfo
 
     def __post_init__(self) -> None:
-        if (self.card.name, self.card.shape) != (self.info.name, self.info.unit):
+        card = (self.card.name, self.card.shape, self.card.version)
+        if card != (self.info.name, self.info.unit, self.info.version):
             raise ValueError(f"scorer '{self.info.name}': card and info disagree")
         if not issubclass(self.options, ScorerOptions):
             raise TypeError(f"scorer '{self.info.name}': options must be ScorerOptions")

@@ -106,13 +106,15 @@ def unit_jobs(
 
 
 def open_namespace(scorer: PluginId, cache: ScoreCache, model: ModelIdentity) -> ScoreNamespace:
-    """The cache namespace of (model, scorer name and version, score-changing options)."""
+    """The cache namespace of (model, scorer name, code identity and score-changing
+    options)."""
     entry = SCORERS.entry(scorer.name)
     return cache.namespace(
         model_fingerprint=model.fingerprint,
         scorer=entry.info,
         options=entry.options_model.model_validate(scorer.options),
         precision=model.precision,
+        code=SCORERS.code_identity(scorer.name),
     )
 
 
@@ -342,3 +344,19 @@ def planned_work(
     cached = sum(shape.work(j.texts) for j in jobs if j.key in found)
     journalled = journalled_work(namespace.db_path, journal_owner(unit)) if cached < total else 0
     return total, min(total, cached + journalled)
+
+
+def why_scored_again(
+    unit: ScoreUnit, *, cache: ScoreCache, fingerprint: str, precision: str
+) -> str | None:
+    """Why the unit's scores are not in the cache when the same model's scores of its
+    scorer and options made by another version of the scorer are (`audit plan` says it);
+    None when there are none."""
+    entry = SCORERS.entry(unit.scorer.name)
+    return cache.why_missing(
+        model_fingerprint=fingerprint,
+        scorer=entry.info,
+        options=entry.options_model.model_validate(unit.scorer.options),
+        precision=precision,
+        code=SCORERS.code_identity(unit.scorer.name),
+    )

@@ -5,7 +5,12 @@
 
 - The key is a sha256 over everything that changes the trained weights (`content_key`
   of a JSON payload; each artefact kind says what goes in, with a format number bumped
-  when the arithmetic changes). The same spec never trains twice.
+  when the arithmetic changes), the code identity of the plug-in that computes it among
+  them (`audit.code_identity`: its card version and distribution, nothing for a built-in
+  at version 1). The same spec never trains twice.
+- A store made `for_code` records, once its artefact is done, which code made it
+  (`audit.code_records`), and says why an artefact of the same inputs made by other code
+  is made again (`why_missing`).
 - `work/` holds the checkpoints while training; a killed training resumes there.
 - A JSON record (the done marker: `variant.json`, `finetune.json`) is written last and
   atomically, after the artefact itself; then `work/` is removed. An artefact counts as
@@ -20,11 +25,13 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
+from audit.code_identity import CodeIdentity
+from audit.code_records import CodeRecords
 from audit.faults import fault_point
 
 WORK_FOLDER = "work"
@@ -45,6 +52,10 @@ class ArtefactStore:
     (`artefact_file`)."""
 
     root: Path
+    #: The code that computes the artefact, and the key it would have under the built-in
+    #: default identity (`for_code`); None for a store opened by key alone.
+    code: CodeIdentity | None = None
+    default_key: str | None = None
 
     FOLDER: ClassVar[str]
     DONE_FILE: ClassVar[str]
@@ -52,6 +63,14 @@ class ArtefactStore:
     @classmethod
     def of(cls, cache_dir: Path, key: str) -> Self:
         return cls(Path(cache_dir) / cls.FOLDER / key)
+
+    @classmethod
+    def for_code(
+        cls, cache_dir: Path, code: CodeIdentity, key_of: Callable[[CodeIdentity], str]
+    ) -> Self:
+        """The store of the artefact `code` computes, `key_of(code)` giving its key."""
+        root = Path(cache_dir) / cls.FOLDER / key_of(code)
+        return cls(root, code=code, default_key=key_of(code.default()))
 
     @property
     def key(self) -> str:
@@ -75,6 +94,19 @@ class ArtefactStore:
     def has_checkpoint(self) -> bool:
         return (self.work_dir / CHECKPOINT_FOLDER).is_dir()
 
+    def why_missing(self) -> str | None:
+        """Why the artefact is not in the cache when one of the same inputs made by other
+        code is ("the cached copy was made by ... version 1, now version 2"); None when
+        none is, or the store knows no code."""
+        if self.code is None or self.default_key is None:
+            return None
+        return CodeRecords(self.root.parent).why_missing(
+            self.default_key,
+            self.key,
+            self.code,
+            lambda other: type(self)(self.root.parent / other).is_done(),
+        )
+
     def read_record(self) -> dict[str, Any]:
         data: dict[str, Any] = json.loads(self.done_file.read_text(encoding="utf-8"))
         return data
@@ -88,3 +120,5 @@ class ArtefactStore:
         os.replace(tmp, self.done_file)
         fault_point("store-done")
         shutil.rmtree(self.work_dir, ignore_errors=True)
+        if self.code is not None and self.default_key is not None:
+            CodeRecords(self.root.parent).remember(self.default_key, self.key, self.code)

@@ -6,7 +6,11 @@ presence marks the variant done) and, while training, `work/` (checkpoints).
 The key is a sha256 over everything that changes the trained weights: the base model's
 fingerprint, the method and its options (defaults filled in), the part (ratio), the
 training settings with the seed (not `checkpoint_every`: resuming is exact), the corpus
-hash and the hash of the training data the method built. The same spec never trains twice.
+hash, the hash of the training data the method built, and the method's code identity (its
+card version and distribution, `audit.code_identity`: nothing for a built-in at version 1,
+whose keys are those it had before). A post-hoc projection (INLP, SentenceDebias) and a
+scoring-time variant are keyed the same way. The same spec never trains twice; a raised
+version or distribution trains again, and `audit plan` says why (`ArtefactStore.why_missing`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from audit.code_identity import CodeIdentity, with_code
 from audit.results import ProbeRecord, TrainingSummary
 from audit.training.store import ArtefactStore, content_key
 
@@ -26,6 +31,7 @@ DONE_FILE = "variant.json"
 
 
 def variant_key(
+    code: CodeIdentity,
     *,
     base_fingerprint: str,
     method: str,
@@ -35,7 +41,8 @@ def variant_key(
     corpus_sha256: str,
     data_sha256: str,
 ) -> str:
-    """The cache key of one trained variant (see the module docstring)."""
+    """The cache key of one trained variant (see the module docstring); `code`: the
+    method's code identity (`Registry.code_identity`)."""
     training = {k: v for k, v in training.items() if k != "checkpoint_every"}
     payload = {
         "format": VARIANT_FORMAT,
@@ -47,7 +54,7 @@ def variant_key(
         "corpus": corpus_sha256,
         "data": data_sha256,
     }
-    return content_key(payload)
+    return content_key(with_code(payload, code))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -100,6 +101,7 @@ class VariantJob:
             # a scoring-time method (Self-Debias) uses no training setting
             "training": {} if self.scoring_settings else self.training.model_dump(mode="json"),
             "training_examples": self.data.n_examples(),
+            "code": None if self.store.code is None else asdict(self.store.code),
         }
 
 
@@ -181,7 +183,8 @@ def plan_variants(
         objective = method.objective(options)
         for part in method.parts(options):
             data = method.training_data(corpus, options, part, context)
-            key = variant_key(
+            key_of = partial(
+                variant_key,
                 base_fingerprint=base.fingerprint,
                 method=variant.method,
                 options=options.model_dump(mode="json"),
@@ -190,6 +193,9 @@ def plan_variants(
                 training={} if method.scoring_settings else training.model_dump(mode="json"),
                 corpus_sha256=corpus.sha256,
                 data_sha256=data_sha256(data),
+            )
+            store = VariantStore.for_code(
+                cache_dir, VARIANT_METHODS.code_identity(variant.method), key_of
             )
             plan.jobs.append(
                 VariantJob(
@@ -204,8 +210,8 @@ def plan_variants(
                     training=training,
                     data=data,
                     objective=objective,
-                    key=key,
-                    store=VariantStore.of(cache_dir, key),
+                    key=store.key,
+                    store=store,
                     fit=method.fit,
                     work=method.work,
                     rehearsal=method.rehearsal,

@@ -11,9 +11,12 @@ The key is a sha256 over the model's fingerprint, the task's name and options, t
 fine-tuning settings (seed and pooling filled in; `checkpoint_every` included, since K
 decides which curve points exist, although resuming is exact whatever K is; `checkpoint`,
 which only chooses among the stored points, and `seeds`, which says how many fine-tunings
-to run, each keyed by its own seed, left out) and the
-head's hash of the training and dev data (a classifier's: with its label order). The
-same spec never fine-tunes twice. `planned_key` gives the key without loading the model,
+to run, each keyed by its own seed, left out), the
+head's hash of the training and dev data (a classifier's: with its label order) and the
+task's code identity (its card version and distribution, `audit.code_identity`: nothing
+for a built-in at version 1, whose keys are those it had before). The same spec never
+fine-tunes twice; a raised version or distribution fine-tunes again, and `audit plan`
+says why (`ArtefactStore.why_missing`). `planned_key` gives the key without loading the model,
 so a plan can tell what is cached; `cached_finetune` reads or fine-tunes and stores.
 """
 
@@ -22,10 +25,11 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from audit.code_identity import CodeIdentity, with_code
 from audit.extrinsic.finetune.settings import FineTuneSettings
 from audit.extrinsic.finetune.task_head import TaskHead
 from audit.results import FineTuneSummary
@@ -58,21 +62,36 @@ def finetune_key(
     task_options: Mapping[str, Any],
     settings: FineTuneSettings,
     data_sha256: str,
+    code: CodeIdentity | None = None,
 ) -> str:
     """The cache key of one fine-tuning (see the module docstring). `settings` must be
-    resolved (seed and pooling filled in)."""
+    resolved (seed and pooling filled in); `code`: the task's code identity (default:
+    the registered task's, `task_code`)."""
     if settings.seed is None or settings.pooling is None:
         raise ValueError("settings must be resolved (FineTuneSettings.resolved)")
-    return content_key(
-        {
-            "format": FINETUNE_FORMAT,
-            "model": model_fingerprint,
-            "task": task,
-            "options": dict(task_options),
-            "settings": settings.training_dump(),
-            "data": data_sha256,
-        }
-    )
+    payload = {
+        "format": FINETUNE_FORMAT,
+        "model": model_fingerprint,
+        "task": task,
+        "options": dict(task_options),
+        "settings": settings.training_dump(),
+        "data": data_sha256,
+    }
+    return content_key(with_code(payload, code or task_code(task)))
+
+
+def task_code(task: str) -> CodeIdentity:
+    """The code identity of the registered extrinsic task `task`."""
+    from audit.extrinsic.catalog import EXTRINSIC_TASKS
+
+    return EXTRINSIC_TASKS.code_identity(task)
+
+
+def finetune_store(cache_dir: Path, code: CodeIdentity | None = None, **key: Any) -> FineTuneStore:
+    """The store of the fine-tuning `finetune_key(**key)` keys, which knows the code that
+    makes it (`ArtefactStore.for_code`; `code` default: the registered task's)."""
+    code = code or task_code(key["task"])
+    return FineTuneStore.for_code(cache_dir, code, lambda c: finetune_key(code=c, **key))
 
 
 def planned_key(
@@ -85,13 +104,46 @@ def planned_key(
     settings: FineTuneSettings,
     train_rows: Sequence[Any],
     dev_rows: Sequence[Any],
+    code: CodeIdentity | None = None,
 ) -> str:
     """The key `cached_finetune` uses, computed without loading the model (to tell at
-    planning time whether the fine-tuning is cached). `settings.seed` must be filled in."""
+    planning time whether the fine-tuning is cached). `settings.seed` must be filled in;
+    `code`: the task's code identity (default: the registered task's)."""
+    return planned_store(
+        Path(),
+        head,
+        model_fingerprint=model_fingerprint,
+        model_type=model_type,
+        task=task,
+        task_options=task_options,
+        settings=settings,
+        train_rows=train_rows,
+        dev_rows=dev_rows,
+        code=code,
+    ).key
+
+
+def planned_store(
+    cache_dir: Path,
+    head: TaskHead,
+    *,
+    model_fingerprint: str,
+    model_type: Literal["masked", "causal"],
+    task: str,
+    task_options: Mapping[str, Any],
+    settings: FineTuneSettings,
+    train_rows: Sequence[Any],
+    dev_rows: Sequence[Any],
+    code: CodeIdentity | None = None,
+) -> FineTuneStore:
+    """The store `cached_finetune` uses (its key is `planned_key`), which knows the code
+    that makes it, so a plan can tell whether it is cached and why not."""
     if settings.seed is None:
         raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
     head = head.for_rows(train_rows)
-    return finetune_key(
+    return finetune_store(
+        cache_dir,
+        code,
         model_fingerprint=model_fingerprint,
         task=task,
         task_options=task_options,
@@ -239,24 +291,27 @@ def cached_finetune(
     progress: Progress | None = None,
     device: torch.device | None = None,
     stop_after: int | None = None,
+    code: CodeIdentity | None = None,
 ) -> StoredFineTune:
     """The fine-tuned `head` of (model, task, options, settings, data): read from the
     cache, else fine-tuned (resuming a killed run) and stored under the key `planned_key`
     gives. `on_checkpoint`'s arrays are kept as each curve step's point. `settings.seed`
-    must be filled in."""
+    must be filled in; `code`: the task's code identity (default: the registered task's)."""
     head = head.for_rows(train_rows)
     if settings.seed is None:
         raise ValueError("settings.seed must be filled in (FineTuneSettings.with_seed)")
     resolved = settings.resolved(loaded.model_type, settings.seed)
     data_sha256 = head.data_sha256(head, train_rows, dev_rows)
-    key = finetune_key(
+    store = finetune_store(
+        cache_dir,
+        code,
         model_fingerprint=loaded.fingerprint,
         task=task,
         task_options=task_options,
         settings=resolved,
         data_sha256=data_sha256,
     )
-    store = FineTuneStore.of(cache_dir, key)
+    key = store.key
     if store.is_done():
         return store.read(cached=True)
     callback: Callable[[int, TaskModel], None] | None = None
@@ -292,6 +347,7 @@ def cached_finetune(
         "model_fingerprint": loaded.fingerprint,
         "settings": resolved.training_dump(),
         "data_sha256": data_sha256,
+        "code": None if store.code is None else asdict(store.code),
     }
     return store.commit(done.model, description=description, summary=done.summary)
 

@@ -1,0 +1,51 @@
+"""A registered plug-in re-registered, for one test, at another card version or as the
+plug-in of an installed distribution (the way an entry point registers it), and put back
+as it was (same entry, origin and place) afterwards."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+from audit.plugins import _registering  # what a loading entry point sets
+from audit.registry import Registry
+from audit.scoring.catalog import ScorerEntry
+
+
+@contextmanager
+def registered_as(
+    registry: Registry[Any, Any],
+    name: str,
+    *,
+    version: str = "1",
+    distribution: str | None = None,
+) -> Iterator[None]:
+    """Plug-in `name` of `registry` with card version `version`, registered by the entry
+    point of `distribution` ("name==version") when one is given."""
+    entry = registry.entry(name)
+    saved = [dict(d) for d in _state(registry)]
+    card = entry.card.model_copy(update={"version": version})
+    if isinstance(entry, ScorerEntry):  # a scorer's info repeats the version
+        changed = replace(entry, card=card, info=replace(entry.info, version=version))
+    else:
+        changed = replace(entry, card=card)
+    registry.unregister(name)
+    try:
+        if distribution is None:
+            registry.register(changed)
+        else:
+            dist, _, dist_version = distribution.partition("==")
+            with _registering(f"{dist} {dist_version} (entry point test)", distribution):
+                registry.register(changed)
+        yield
+    finally:
+        for current, before in zip(_state(registry), saved, strict=True):
+            current.clear()
+            current.update(before)
+
+
+def _state(registry: Registry[Any, Any]) -> list[dict[str, Any]]:
+    """The registry's per-name tables (entries, origins, distributions, loaded objects)."""
+    return [registry._entries, registry._origins, registry._distributions, registry._loaded]
