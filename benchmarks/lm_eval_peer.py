@@ -15,7 +15,8 @@ Both score the same pairs with the same model by the same full-sentence log-like
 
 lm-evaluation-harness is not a dependency of this project: it runs from its own
 environment (`--lm-eval-python`, default /work/venvs/lmeval/bin/python; make it with
-`python -m venv` and `pip install torch==2.13.0 lm-eval`), as a separate process.
+`python -m venv`, `pip install torch==2.13.0`, then `pip install "lm-eval[hf]"`: plain
+lm-eval 0.4.13 has no transformers), as a separate process.
 
 Measured, each as a whole process (`audit run`; `lm_eval`), cold (empty score cache;
 empty datasets and response caches) then warm (the same caches again): seconds and
