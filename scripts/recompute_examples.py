@@ -9,10 +9,11 @@ committed results.json names (`audit.spec_path`). `audit run` writes into a temp
 folder with that cache: with the caches the examples were made with, nothing is trained
 or scored again, so a run takes seconds to minutes. Fields that describe the run rather
 than its findings (created_at, environment, timings) are left out of the comparison;
-so are the wall-clock `seconds` and the `cached`/`computed` counts of units, and the spec's sha256 where the parsed spec is
-the same (only its comments changed since). Every other field must be equal, floats to
-the last digit, and scores.parquet equal. Pass --data-dir as the examples were made
-(`../shared/data`, relative to the repository), since results.json keeps the paths.
+so are the wall-clock `seconds` and the `cached`/`computed` counts of units, and the
+spec's sha256 where the parsed spec is the same (only its comments changed since).
+Every other field must be equal, floats to the last digit, and scores.parquet equal.
+Pass --data-dir as the examples were made (`../shared/data`, relative to the
+repository), since results.json keeps the paths.
 Exit 0 when every example is equal, 1 otherwise (each difference is printed with its
 JSON path).
 """
