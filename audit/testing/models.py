@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from audit.testing.tokenizers import build_bpe_tokenizer, build_wordpiece_tokenizer
 
@@ -27,76 +28,69 @@ def _vocab_size(out_dir: Path) -> int:
     return len(AutoTokenizer.from_pretrained(out_dir))
 
 
-def _save(model: object, out_dir: Path) -> Path:
-    model.save_pretrained(out_dir)  # type: ignore[attr-defined]
+def bert_style_sizes(positions: int = POSITIONS) -> dict[str, Any]:
+    """The tiny size under the config names BERT, ALBERT, RoBERTa and Llama share."""
+    return {
+        "hidden_size": HIDDEN,
+        "num_hidden_layers": LAYERS,
+        "num_attention_heads": HEADS,
+        "intermediate_size": INTERMEDIATE,
+        "max_position_embeddings": positions,
+    }
+
+
+def seeded_save(model_class: Any, config: object, out_dir: Path, seed: int) -> Path:
+    """`model_class(config)` with weights drawn after `torch.manual_seed(seed)`, saved into
+    `out_dir` (returned)."""
+    import torch
+
+    torch.manual_seed(seed)
+    model_class(config).save_pretrained(out_dir)
     return out_dir
 
 
 def save_tiny_bert(out_dir: Path, *, seed: int = 0) -> Path:
     """A random BertForMaskedLM with a WordPiece tokenizer."""
-    import torch
     from transformers import BertConfig, BertForMaskedLM
 
     build_wordpiece_tokenizer(out_dir)
-    config = BertConfig(
-        vocab_size=_vocab_size(out_dir),
-        hidden_size=HIDDEN,
-        num_hidden_layers=LAYERS,
-        num_attention_heads=HEADS,
-        intermediate_size=INTERMEDIATE,
-        max_position_embeddings=POSITIONS,
-        pad_token_id=0,
-    )
-    torch.manual_seed(seed)
-    return _save(BertForMaskedLM(config), out_dir)
+    config = BertConfig(vocab_size=_vocab_size(out_dir), pad_token_id=0, **bert_style_sizes())
+    return seeded_save(BertForMaskedLM, config, out_dir, seed)
 
 
 def save_tiny_albert(out_dir: Path, *, seed: int = 0) -> Path:
     """A random AlbertForMaskedLM (with a WordPiece tokenizer, not sentencepiece)."""
-    import torch
     from transformers import AlbertConfig, AlbertForMaskedLM
 
     build_wordpiece_tokenizer(out_dir)
     config = AlbertConfig(
         vocab_size=_vocab_size(out_dir),
         embedding_size=16,
-        hidden_size=HIDDEN,
-        num_hidden_layers=LAYERS,
-        num_attention_heads=HEADS,
-        intermediate_size=INTERMEDIATE,
-        max_position_embeddings=POSITIONS,
         pad_token_id=0,
         bos_token_id=2,
         eos_token_id=3,
+        **bert_style_sizes(),
     )
-    torch.manual_seed(seed)
-    return _save(AlbertForMaskedLM(config), out_dir)
+    return seeded_save(AlbertForMaskedLM, config, out_dir, seed)
 
 
 def save_tiny_roberta(out_dir: Path, *, seed: int = 0) -> Path:
     """A random RobertaForMaskedLM with a byte-level BPE tokenizer."""
-    import torch
     from transformers import RobertaConfig, RobertaForMaskedLM
 
     build_bpe_tokenizer(out_dir, style="roberta")
     config = RobertaConfig(
         vocab_size=_vocab_size(out_dir),
-        hidden_size=HIDDEN,
-        num_hidden_layers=LAYERS,
-        num_attention_heads=HEADS,
-        intermediate_size=INTERMEDIATE,
-        max_position_embeddings=POSITIONS + 2,
         pad_token_id=1,
         bos_token_id=0,
         eos_token_id=2,
+        **bert_style_sizes(POSITIONS + 2),
     )
-    torch.manual_seed(seed)
-    return _save(RobertaForMaskedLM(config), out_dir)
+    return seeded_save(RobertaForMaskedLM, config, out_dir, seed)
 
 
 def save_tiny_gpt2(out_dir: Path, *, seed: int = 0) -> Path:
     """A random GPT2LMHeadModel with a byte-level BPE tokenizer (adds no BOS, like GPT-2)."""
-    import torch
     from transformers import GPT2Config, GPT2LMHeadModel
 
     build_bpe_tokenizer(out_dir, style="gpt2")
@@ -110,30 +104,23 @@ def save_tiny_gpt2(out_dir: Path, *, seed: int = 0) -> Path:
         bos_token_id=0,
         eos_token_id=0,
     )
-    torch.manual_seed(seed)
-    return _save(GPT2LMHeadModel(config), out_dir)
+    return seeded_save(GPT2LMHeadModel, config, out_dir, seed)
 
 
 def save_tiny_llama(out_dir: Path, *, seed: int = 0) -> Path:
     """A random LlamaForCausalLM with a byte-level BPE tokenizer that prepends <s>."""
-    import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     build_bpe_tokenizer(out_dir, style="llama")
     config = LlamaConfig(
         vocab_size=_vocab_size(out_dir),
-        hidden_size=HIDDEN,
-        num_hidden_layers=LAYERS,
-        num_attention_heads=HEADS,
         num_key_value_heads=HEADS,
-        intermediate_size=INTERMEDIATE,
-        max_position_embeddings=POSITIONS,
         bos_token_id=1,
         eos_token_id=2,
         pad_token_id=None,
+        **bert_style_sizes(),
     )
-    torch.manual_seed(seed)
-    return _save(LlamaForCausalLM(config), out_dir)
+    return seeded_save(LlamaForCausalLM, config, out_dir, seed)
 
 
 TINY_BUILDERS: dict[str, tuple[str, Callable[..., Path]]] = {

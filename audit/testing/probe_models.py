@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from audit.testing.corpus import CORPUS, probe_sentences
+from audit.testing.models import HEADS, bert_style_sizes, seeded_save
 from audit.testing.tokenizers import LLAMA_SPECIALS, build_wordpiece_tokenizer, byte_bpe
 
 if TYPE_CHECKING:
     from audit.models.loaded import LoadedModel
 
-HIDDEN, LAYERS, HEADS, INTERMEDIATE, POSITIONS = 32, 2, 2, 64, 64
+#: The probe models' context (the tiny models' sizes otherwise).
+POSITIONS = 64
 
 
 def _wordpiece(out_dir: Path) -> Any:
@@ -45,45 +47,27 @@ def _byte_bpe(out_dir: Path) -> Any:
 
 def save_probe_bert(out_dir: Path, *, seed: int = 0) -> Path:
     """A random BertForMaskedLM and its tokenizer, saved into `out_dir` (returned)."""
-    import torch
     from transformers import BertConfig, BertForMaskedLM
 
     tokenizer = _wordpiece(out_dir)
-    config = BertConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=HIDDEN,
-        num_hidden_layers=LAYERS,
-        num_attention_heads=HEADS,
-        intermediate_size=INTERMEDIATE,
-        max_position_embeddings=POSITIONS,
-        pad_token_id=0,
-    )
-    torch.manual_seed(seed)
-    BertForMaskedLM(config).save_pretrained(out_dir)
-    return out_dir
+    config = BertConfig(vocab_size=len(tokenizer), pad_token_id=0, **bert_style_sizes(POSITIONS))
+    return seeded_save(BertForMaskedLM, config, out_dir, seed)
 
 
 def save_probe_llama(out_dir: Path, *, seed: int = 0) -> Path:
     """A random LlamaForCausalLM and its tokenizer, saved into `out_dir` (returned)."""
-    import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     tokenizer = _byte_bpe(out_dir)
     config = LlamaConfig(
         vocab_size=len(tokenizer),
-        hidden_size=HIDDEN,
-        num_hidden_layers=LAYERS,
-        num_attention_heads=HEADS,
         num_key_value_heads=HEADS,
-        intermediate_size=INTERMEDIATE,
-        max_position_embeddings=POSITIONS,
         bos_token_id=tokenizer.bos_token_id,
         eos_token_id=tokenizer.eos_token_id,
         pad_token_id=None,
+        **bert_style_sizes(POSITIONS),
     )
-    torch.manual_seed(seed)
-    LlamaForCausalLM(config).save_pretrained(out_dir)
-    return out_dir
+    return seeded_save(LlamaForCausalLM, config, out_dir, seed)
 
 
 def load(path: Path, model_type: str) -> tuple[Any, Any]:

@@ -9,11 +9,8 @@ from audit.testing.corpus import (
     gendered_sentences,
     probe_sentences,
 )
+from audit.testing.models import HEADS, HIDDEN, INTERMEDIATE, LAYERS
 from audit.testing.probe_models import (
-    HEADS,
-    HIDDEN,
-    INTERMEDIATE,
-    LAYERS,
     POSITIONS,
     load,
     save_probe_bert,
