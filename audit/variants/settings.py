@@ -57,18 +57,36 @@ class LoraSpec(Strict):
     )
 
 
-class TrainingLength(Strict):
-    """How long a training runs: `steps` or `epochs` (not both; with neither,
-    DEFAULT_EPOCHS), the batch size that turns epochs into steps, and the seed that
-    `with_seed` fills in. Shared by variant training and extrinsic fine-tuning, whose
-    subclasses give the fields their own descriptions and defaults."""
+class TrainingLoop(Strict):
+    """The loop of a training: how long it runs (`steps` or `epochs`, not both; with
+    neither, DEFAULT_EPOCHS), the batch size that turns epochs into steps, the AdamW
+    schedule, the seed that `with_seed` fills in and the checkpoint interval. Declared
+    once for variant training (whose defaults and words these are) and extrinsic
+    fine-tuning, which declares again only the fields whose default or meaning differs."""
 
     DEFAULT_EPOCHS: ClassVar[float] = 1.0
 
-    steps: int | None = Field(None, ge=1, description="Optimiser steps.")
-    epochs: float | None = Field(None, gt=0, description="Passes over the training data.")
-    batch_size: int = Field(16, ge=1, le=4096, description="Examples per step.")
-    seed: int | None = Field(None, description="Seed; default: the spec's seed.")
+    steps: int | None = Field(default=None, ge=1, description="Optimiser steps.")
+    epochs: float | None = Field(default=None, gt=0, description="Passes over the training data.")
+    learning_rate: float = Field(default=5e-5, gt=0, lt=1, description="Peak AdamW learning rate.")
+    batch_size: int = Field(default=16, ge=1, le=4096, description="Sentences per step.")
+    max_length: int = Field(
+        default=64, ge=8, le=8192, description="Tokens per sentence (truncated)."
+    )
+    warmup: float = Field(
+        default=0.0,
+        ge=0,
+        lt=1,
+        description="Share of the steps with linear warm-up, then linear decay.",
+    )
+    weight_decay: float = Field(default=0.0, ge=0, lt=1, description="AdamW weight decay.")
+    seed: int | None = Field(
+        default=None,
+        description="Seed of data order, masking and dropout; default: the spec's seed.",
+    )
+    checkpoint_every: int = Field(
+        default=50, ge=1, description="Steps between checkpoints (a killed training resumes there)."
+    )
 
     @model_validator(mode="after")
     def _steps_or_epochs(self) -> Self:
@@ -93,27 +111,12 @@ class TrainingLength(Strict):
         return max(1, round(per_epoch * epochs))
 
 
-class TrainingSpec(TrainingLength):
+class TrainingSpec(TrainingLoop):
     """Continued training of the base model (its own objective: masked LM with 15% masking
     for masked LMs, next-token for causal LMs). Give `steps` or `epochs`, not both; with
     neither, one epoch."""
 
-    steps: int | None = Field(None, ge=1, description="Optimiser steps.")
-    epochs: float | None = Field(None, gt=0, description="Passes over the training data.")
-    learning_rate: float = Field(5e-5, gt=0, lt=1, description="Peak AdamW learning rate.")
-    batch_size: int = Field(16, ge=1, le=4096, description="Sentences per step.")
-    max_length: int = Field(64, ge=8, le=8192, description="Tokens per sentence (truncated).")
-    warmup: float = Field(
-        0.0, ge=0, lt=1, description="Share of the steps with linear warm-up, then linear decay."
-    )
-    weight_decay: float = Field(0.0, ge=0, lt=1, description="AdamW weight decay.")
-    seed: int | None = Field(
-        None, description="Seed of data order, masking and dropout; default: the spec's seed."
-    )
-    checkpoint_every: int = Field(
-        50, ge=1, description="Steps between checkpoints (a killed training resumes there)."
-    )
-    lora: LoraSpec | None = Field(None, description="Train LoRA adapters (needs `peft`).")
+    lora: LoraSpec | None = Field(default=None, description="Train LoRA adapters (needs `peft`).")
 
 
 def corpus_item(value: Any) -> Any:

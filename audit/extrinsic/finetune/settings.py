@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from audit.errors import AuditUserError
-from audit.variants.settings import TrainingLength
+from audit.variants.settings import TrainingLoop
 
 Pooling = Literal["cls", "mean", "last"]
 ModelType = Literal["masked", "causal"]
@@ -36,15 +36,13 @@ POOLINGS: dict[str, tuple[Pooling, ...]] = {
 }
 
 
-class FineTuneSettings(TrainingLength):
+class FineTuneSettings(TrainingLoop):
     """Fine-tuning a task head and the encoder together (AdamW, linear warm-up then linear
     decay, gradient clipping). Give `steps` or `epochs`, not both; with neither, 2
     epochs."""
 
     DEFAULT_EPOCHS: ClassVar[float] = DEFAULT_EPOCHS
 
-    steps: int | None = Field(default=None, ge=1, description="Optimiser steps.")
-    epochs: float | None = Field(default=None, gt=0, description="Passes over the training data.")
     learning_rate: float = Field(
         default=5e-5,
         gt=0,
@@ -61,7 +59,6 @@ class FineTuneSettings(TrainingLength):
         lt=1,
         description="Share of the steps with linear warm-up, then linear decay.",
     )
-    weight_decay: float = Field(default=0.0, ge=0, lt=1, description="AdamW weight decay.")
     head_dropout: float = Field(
         default=0.1, ge=0, lt=1, description="Dropout before each of the head's two linear layers."
     )
