@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-import numpy as np
-
 from audit.models.loaded import LoadedModel
 from audit.scoring.base import (
     ChoiceScorer,
@@ -30,9 +28,8 @@ from audit.scoring.base import (
 )
 from audit.scoring.causal import causal_token_ids, summed_log_likelihoods
 from audit.scoring.choice_prompt import ANSWER_SEPARATOR
-from audit.scoring.masked.engine import run_masked_copies
 from audit.scoring.masked.inputs import encode_texts, mask_token_id, max_sequence_length
-from audit.scoring.masked.scorers import single_token_copies
+from audit.scoring.masked.scorers import single_token_sums
 from audit.scoring.options import MaskedOptions
 
 T = TypeVar("T")
@@ -153,17 +150,9 @@ class MaskedChoice(ChoiceScorer):
             if not scored:
                 raise ScoringInputError(f"the answer of {text[-80:]!r} has no tokens of its own")
             positions.append(scored)
-        copies = [
-            c
-            for s, (enc, pos) in enumerate(zip(full, positions, strict=True))
-            for c in single_token_copies(s, enc, pos)
-        ]
-        results = run_masked_copies(
-            model, copies, n_sentences=len(full), mask_id=mask_id,
-            batch_tokens=options.batch_tokens, autocast=options.autocast, progress=progress,
-        )  # fmt: skip
-        sums = np.zeros(len(full), dtype=np.float64)
-        np.add.at(sums, [c.sentence for c in copies], [r[0, 0] for r in results])
+        sums = single_token_sums(
+            model, full, positions, mask_id=mask_id, opts=options, progress=progress
+        )
         scores = [
             SentenceScore(float(total), len(pos))
             for total, pos in zip(sums, positions, strict=True)

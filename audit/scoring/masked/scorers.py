@@ -72,7 +72,7 @@ def single_token_copies(sentence: int, enc: Encoded, positions: Sequence[int]) -
     return [MaskedCopy(sentence, enc.ids, (i,), (i,), ((enc.ids[i],),)) for i in positions]
 
 
-def _single_token_sums(
+def single_token_sums(
     model: LoadedModel,
     encoded: Sequence[Encoded],
     positions: Sequence[Sequence[int]],
@@ -117,7 +117,7 @@ class PseudoLogLikelihood(SentenceScorer):
         opts = _check_options(self.name, options)
         encoded, mask_id = _encode(model, self.name, texts)
         positions = [enc.scored_positions for enc in encoded]
-        sums = _single_token_sums(
+        sums = single_token_sums(
             model, encoded, positions, mask_id=mask_id, opts=opts, progress=progress
         )
         scores = []
@@ -174,7 +174,7 @@ class CrowSPairsScore(AlignedPairScorer):
 
     def side_scores(self, sides: Sides) -> list[SentenceScore]:
         positions = [side for a in sides.aligned for side in (a.unmodified_a, a.unmodified_b)]
-        sums = _single_token_sums(
+        sums = single_token_sums(
             sides.model,
             sides.encoded,
             positions,
