@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import audit.calibration
-import audit.studies
+import audit.pipeline.run_stages
 from audit.display import SilentDisplay
 from audit.engine import RunOutcome, executed_steps, plan_audit, run_audit
 from audit.pipeline.audit_plan import AuditPlan
@@ -49,14 +49,14 @@ def run(
     cache = tmp_path_factory.mktemp("cache")
     plan = plan_of(spec_dir, 2, cache)
     seen: dict[str, Any] = {}
-    original = audit.studies.run_studies
+    original = audit.pipeline.run_stages.run_studies
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         seen.update(kwargs)
         return original(*args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(audit.studies, "run_studies", spy)
+        patch.setattr(audit.pipeline.run_stages, "run_studies", spy)
         spec = load_spec(with_seeds(spec_dir / "spec.yaml", 2))
         outcome = run_audit(spec, settings_for(spec_dir, cache), SilentDisplay())
     return outcome, plan, seen

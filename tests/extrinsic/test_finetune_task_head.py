@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from audit.code_identity import CodeIdentity
 from audit.errors import AuditUserError
 from audit.extrinsic.finetune.examples import LabelledText
 from audit.extrinsic.finetune.store import cached_finetune, load_finetuned, planned_key
@@ -43,7 +44,9 @@ def test_a_new_head_fine_tunes_and_is_stored(tiny_dirs: dict[str, Path], tmp_pat
     loaded = load_tiny(tiny_dirs, "bert")
     rows = learnable_rows()
     tuned = settings(steps=4)
-    common = {"task": "toy", "task_options": {}, "settings": tuned}
+    # "toy" is no registered task: its code identity is given (a built-in's, version 1)
+    toy = CodeIdentity(kind="extrinsic_task", name="toy")
+    common = {"task": "toy", "task_options": {}, "settings": tuned, "code": toy}
     stored = cached_finetune(loaded, L1_REGRESSION, rows, rows[:6], cache_dir=tmp_path, **common)
     assert stored.key == planned_key(
         L1_REGRESSION,

@@ -193,7 +193,7 @@ def test_a_seed_failing_the_dev_check_is_left_out_and_named(
     def dev_floor(data: Any) -> tuple[float, str]:
         return floor, "between the two seeds"
 
-    monkeypatch.setattr(HEAD_KINDS["regression"], "dev_floor", dev_floor)
+    monkeypatch.setattr(HEAD_KINDS["regression"].rules, "dev_floor", dev_floor)
     again = run(planned(data_dir, 2, ["tiny-bert"]), tiny_dirs, cache)
     (record,) = again.records
     assert record.cached, "nothing fine-tuned again: the floor only chooses"
@@ -212,7 +212,8 @@ def test_a_seed_failing_the_dev_check_is_left_out_and_named(
     )
     assert record.left_out_seeds == [by_seed[worse]]
 
-    monkeypatch.setattr(HEAD_KINDS["regression"], "dev_floor", lambda data: (2.0, "unreachable"))
+    rules = HEAD_KINDS["regression"].rules
+    monkeypatch.setattr(rules, "dev_floor", lambda data: (2.0, "unreachable"))
     (failed,) = run(planned(data_dir, 2, ["tiny-bert"]), tiny_dirs, cache).records
     assert failed.dev_check is not None and not failed.dev_check.passed
     assert all(s.kept for s in failed.seeds), "every seed failed: all are counted"
