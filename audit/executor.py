@@ -19,7 +19,7 @@ from audit.scoring.units import ScoreUnit, UnitOutcome
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
     from audit.display import Display
-    from audit.models.chat_template import ChatFormat
+    from audit.models.chat_template import ChatFormat, DatasetChats
     from audit.models.sources import ModelSpec
     from audit.scoring.cache import ScoreCache
     from audit.variants.cache import StoredVariant
@@ -50,6 +50,7 @@ class ModelRequest:
     local_files: tuple[Path, ...] = ()
     served: bool = False  # behind an endpoint: scored from the run's process, not shipped
     chat: ChatFormat | None = None  # the chat template of its multiple-choice prompts
+    dataset_chats: DatasetChats | None = None  # datasets' own templates (they win there)
 
 
 class Worker(Protocol):

@@ -186,6 +186,7 @@ def run_precision_checks(
             precision=reference.precision,
             load=functools.partial(loader.load, reference),
             chat=model.chat,
+            dataset_chats=model.dataset_chats,
         )
         try:
             for unit in mine:
@@ -201,10 +202,12 @@ def run_precision_checks(
                         unit,
                         dataset=sample,
                         cache=cache,
-                        model=ModelIdentity(model.fingerprint, model.precision, model.chat),
+                        model=ModelIdentity(
+                            model.fingerprint, model.precision, model.chat, model.dataset_chats
+                        ),
                     ),
                     read_entries(unit, dataset=sample, cache=cache, model=handle.identity),
-                    model.chat,
+                    model.chat_for(unit.dataset),
                 )
                 record = PrecisionCheck(
                     model=model_id,

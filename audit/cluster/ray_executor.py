@@ -23,7 +23,7 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -159,6 +159,8 @@ class RayExecutor:
         request = worker.model_request(group.model)
         assert request.precision is not None
         identity = ModelIdentity(request.fingerprint, request.precision, request.chat)
+        if request.dataset_chats is not None:
+            identity = replace(identity, dataset_chats=request.dataset_chats)
         out = _Group(group.model, request, [])
         for unit in group.units:
             started = time.monotonic()
@@ -168,7 +170,7 @@ class RayExecutor:
                     unit,
                     dataset=worker.dataset(unit.dataset),
                     namespace=namespace,
-                    chat=request.chat,
+                    chat=identity.chat_for(unit.dataset),
                 )
             except BaseException:
                 namespace.close()

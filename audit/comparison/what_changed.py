@@ -1,7 +1,8 @@
 """What changed between two runs: for each paired model, every difference in what
 determines its numbers (weights, precision and device, its source with a revision, the
 chat template, the endpoint's probe, the scorers and their options, each dataset's file
-and selection and the items both runs scored), and the differences of the runs themselves
+and selection, the chat template a dataset gives its prompts itself, and the items both
+runs scored), and the differences of the runs themselves
 (seed, level, resampling, tool version). Everything is read from the records of
 results.json, never from the raw spec it keeps for provenance.
 
@@ -14,7 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from audit.results import AuditResult, ChatTemplateRecord, ComparisonRecord, ModelRecord
+from audit.results import (
+    AuditResult,
+    ChatTemplateRecord,
+    ComparisonRecord,
+    DatasetRecord,
+    ModelRecord,
+)
 
 
 @dataclass
@@ -56,6 +63,33 @@ def _chat_words(chat: ChatTemplateRecord | None) -> str:
     return f"{chat.source.split(',')[0]} (sha256 {chat.sha256[:12]}){system}"
 
 
+def _same_chat(a: ChatTemplateRecord | None, b: ChatTemplateRecord | None) -> bool:
+    return (a and a.sha256, a and a.system_prompt) == (b and b.sha256, b and b.system_prompt)
+
+
+def dataset_chat(dataset: DatasetRecord, model: ModelRecord) -> ChatTemplateRecord | None:
+    """The chat template the model's prompts of the dataset were wrapped in: the
+    dataset's own when it gives one, else the model's."""
+    own = dataset.chat_template
+    if own is not None and model.id in own.models:
+        return own.models[model.id]
+    return model.chat_template
+
+
+def dataset_chat_change(
+    name: str, pair: tuple[DatasetRecord, DatasetRecord], models: tuple[ModelRecord, ModelRecord]
+) -> list[str]:
+    """The line for a dataset whose own chat template (in either run) wrapped the pair's
+    prompts differently; a difference of the models' own templates alone is their line."""
+    da, db = pair
+    if da.chat_template is None and db.chat_template is None:
+        return []
+    chat_a, chat_b = dataset_chat(da, models[0]), dataset_chat(db, models[1])
+    if _same_chat(chat_a, chat_b):
+        return []
+    return [_arrow(f"{name} chat template", _chat_words(chat_a), _chat_words(chat_b))]
+
+
 def how_run_differs(baseline: ModelRecord, candidate: ModelRecord) -> list[str]:
     """What besides the weights and the spec determines a model's numbers and differs
     between two runs of it: precision, device, the chat template of its prompts, the
@@ -66,10 +100,7 @@ def how_run_differs(baseline: ModelRecord, candidate: ModelRecord) -> list[str]:
     if baseline.device != candidate.device:
         out.append(_arrow("device", baseline.device, candidate.device))
     chat_a, chat_b = baseline.chat_template, candidate.chat_template
-    if (chat_a and chat_a.sha256, chat_a and chat_a.system_prompt) != (
-        chat_b and chat_b.sha256,
-        chat_b and chat_b.system_prompt,
-    ):
+    if not _same_chat(chat_a, chat_b):
         out.append(_arrow("chat template", _chat_words(chat_a), _chat_words(chat_b)))
     end_a, end_b = baseline.endpoint, candidate.endpoint
     if (end_a is None) != (end_b is None):
@@ -131,6 +162,7 @@ def pair_changes(
             changes.lines.append(
                 _arrow(f"{name} file", f"sha256 {_short(da.sha256)}", _short(db.sha256))
             )
+        changes.lines += dataset_chat_change(name, (da, db), (ma, mb))
         common = max(r.n_items for r in records if r.dataset == name)
         kept = (
             f"{da.rows_kept:,} in each run"

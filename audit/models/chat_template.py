@@ -7,6 +7,8 @@ item's prompt becomes the user message (after the system prompt, if any) rendere
 template comes from the model's own files (`auto`: a GGUF file's
 `tokenizer.chat_template`, a folder's `chat_template.jinja` or `tokenizer_config.json`;
 for a served model, the files the spec names with `tokenizer:`) or from a Jinja file.
+A dataset may give its own (`datasets[].chat_template`), which wins over the model's
+for that dataset's prompts (`DatasetChats`).
 
 Rendering is Jinja in a sandbox, with `raise_exception` and the BOS and EOS texts, as
 transformers' `apply_chat_template` renders. A rendered prompt that begins with the
@@ -67,6 +69,26 @@ class ChatFormat:
         if self.bos_text and text.startswith(self.bos_text):
             text = text[len(self.bos_text) :]
         return text
+
+
+@dataclass(frozen=True)
+class DatasetChats:
+    """The chat templates of a model's prompts on the datasets that give their own
+    (`datasets[].chat_template`): (dataset name, template; None: raw text) pairs. They
+    win over the model's own template on those datasets."""
+
+    chats: tuple[tuple[str, ChatFormat | None], ...] = ()
+
+    def pick(self, dataset: str, model_chat: ChatFormat | None) -> ChatFormat | None:
+        """The template `dataset`'s prompts are wrapped in: its own, else the model's."""
+        for name, chat in self.chats:
+            if name == dataset:
+                return chat
+        return model_chat
+
+    def names(self) -> tuple[str, ...]:
+        """The datasets that give their own chat template."""
+        return tuple(name for name, _ in self.chats)
 
 
 @functools.lru_cache(maxsize=16)

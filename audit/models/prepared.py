@@ -11,11 +11,11 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from audit.models.chat_template import ChatFormat
+from audit.models.chat_template import ChatFormat, DatasetChats
 from audit.models.resolved import ResolvedModel
 from audit.models.served import ServedFacts
 from audit.models.sources import ModelSpec
@@ -49,6 +49,12 @@ class PreparedModel:
     precision: str  # audit.models.precision: "cuda/bfloat16", ...; in the score cache key
     served: ServedFacts | None = None
     chat: ChatFormat | None = None  # the chat template its multiple-choice prompts get
+    #: the datasets that give their own chat template (it wins over `chat` there)
+    dataset_chats: DatasetChats = field(default_factory=DatasetChats)
+
+    def chat_for(self, dataset: str) -> ChatFormat | None:
+        """The chat template of its prompts of `dataset` (the dataset's own, else `chat`)."""
+        return self.dataset_chats.pick(dataset, self.chat)
 
 
 def prepare_model(spec: ModelSpec, settings: ModelSettings) -> PreparedModel:

@@ -6,7 +6,14 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
-from audit.models.chat_template import ChatFormat, TokenizerChat, template_file, tokenizer_chat
+from audit.errors import ModelSourceError
+from audit.models.chat_template import (
+    ChatFormat,
+    DatasetChats,
+    TokenizerChat,
+    template_file,
+    tokenizer_chat,
+)
 from audit.models.prepared import PreparedModel, prepare_model
 from audit.models.sources import EndpointSource, GGUFSource, ModelSpec, PathSource
 
@@ -55,7 +62,11 @@ def prepare_models(
         else:
             model = prepare_model(spec_relative(loaded, mspec), settings)
         if mspec.chat_template != "none":
-            model = dataclasses.replace(model, chat=chat_format(loaded, mspec, model))
+            chat = chat_format(loaded, mspec, model, mspec.chat_template, mspec.system_prompt)
+            model = dataclasses.replace(model, chat=chat)
+        own = dataset_chats(loaded, mspec, model)
+        if own.chats:
+            model = dataclasses.replace(model, dataset_chats=own)
         models[mspec.id] = model
         display.info(
             f"{mspec.id}: {model.model_type} LM, {model.resolved.source}, "
@@ -76,13 +87,53 @@ def prepare_models(
                 f" (sha256 {model.chat.sha256[:12]})"
                 + ("" if mspec.system_prompt is None else ", with a system prompt")
             )
+        for name, own_chat in own.chats:
+            display.info(
+                f"{mspec.id} on {name}: "
+                + (
+                    "raw prompts (the dataset's chat_template: none)"
+                    if own_chat is None
+                    else f"prompts in the dataset's chat template, {own_chat.source} (sha256 "
+                    f"{own_chat.sha256[:12]})"
+                    + ("" if own_chat.system_prompt is None else ", with a system prompt")
+                )
+            )
     return models
 
 
-def chat_format(loaded: LoadedSpec, spec: ModelSpec, model: PreparedModel) -> ChatFormat:
-    """The chat template a model's multiple-choice prompts are wrapped in: its own
-    (`auto`: from its GGUF metadata or tokenizer files; a served model's from the files
-    its source's `tokenizer:` names, applied here) or a Jinja file the spec names."""
+def dataset_chats(loaded: LoadedSpec, spec: ModelSpec, model: PreparedModel) -> DatasetChats:
+    """The chat templates of a model's prompts on the datasets that give their own
+    (`datasets[].chat_template`, with their own `system_prompt`): they win over the
+    model's. `auto` is the model's own template; `none`, raw text."""
+    chats: list[tuple[str, ChatFormat | None]] = []
+    for dspec in loaded.spec.datasets:
+        setting = dspec.chat_template
+        if setting is None:
+            continue
+        if setting == "none":
+            chats.append((dspec.name, None))
+            continue
+        try:
+            chat = chat_format(loaded, spec, model, setting, dspec.system_prompt)
+        except ModelSourceError as error:
+            raise ModelSourceError(
+                f"dataset '{dspec.name}' (chat_template: {setting}): {error}"
+            ) from error
+        chats.append((dspec.name, chat))
+    return DatasetChats(tuple(chats))
+
+
+def chat_format(
+    loaded: LoadedSpec,
+    spec: ModelSpec,
+    model: PreparedModel,
+    setting: str,
+    system_prompt: str | None,
+) -> ChatFormat:
+    """The chat template `setting` (a model's or a dataset's `chat_template`, not
+    `none`) wraps the model's multiple-choice prompts in: its own (`auto`: from its GGUF
+    metadata or tokenizer files; a served model's from the files its source's
+    `tokenizer:` names, applied here) or a Jinja file the spec names."""
     source = spec.source
     if isinstance(source, EndpointSource):
         location = None if source.tokenizer is None else loaded.resolve_path(source.tokenizer)
@@ -91,12 +142,12 @@ def chat_format(loaded: LoadedSpec, spec: ModelSpec, model: PreparedModel) -> Ch
     else:
         location = model.resolved.directory
     files = tokenizer_chat(location) if location is not None else TokenizerChat(None, "", "")
-    if spec.chat_template == "auto":
-        assert location is not None  # a served model's validator requires `tokenizer:`
+    if setting == "auto":
+        assert location is not None  # validation requires a served model's `tokenizer:` for auto
         template = files.required_template(location, spec.id)
         where = f"auto: the model's own, from {location.name}"
     else:
-        path = loaded.resolve_path(spec.chat_template)
+        path = loaded.resolve_path(setting)
         template = template_file(path, spec.id)
         where = f"file {path}"
     bos = files.bos_text
@@ -106,7 +157,7 @@ def chat_format(loaded: LoadedSpec, spec: ModelSpec, model: PreparedModel) -> Ch
     chat = ChatFormat(
         source=where,
         template=template,
-        system_prompt=spec.system_prompt,
+        system_prompt=system_prompt,
         bos_text=bos,
         eos_text=files.eos_text,
     )

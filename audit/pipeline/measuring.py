@@ -29,7 +29,10 @@ def assemble_scores(plan: AuditPlan, models: RunModels, cache: ScoreCache) -> pd
         plan.units,
         datasets=plan.datasets,
         cache=cache,
-        models={k: ModelIdentity(m.fingerprint, m.precision, m.chat) for k, m in models.items()},
+        models={
+            k: ModelIdentity(m.fingerprint, m.precision, m.chat, m.dataset_chats)
+            for k, m in models.items()
+        },
     )
 
 

@@ -304,5 +304,5 @@ def _unit_work(
         cache=cache,
         fingerprint=model.fingerprint,
         precision=model.precision,
-        chat=model.chat,
+        chat=model.chat_for(unit.dataset),
     )

@@ -14,6 +14,7 @@ from audit.results import (
     ChatTemplateRecord,
     ComparisonSettings,
     CorrelationSettings,
+    DatasetChatRecord,
     DatasetRecord,
     EndpointRecord,
     ModelRecord,
@@ -24,9 +25,11 @@ from audit.studies import StudySettings
 if TYPE_CHECKING:
     from audit.cards import PluginCard
     from audit.data.items import LoadedDataset
+    from audit.models.chat_template import ChatFormat
     from audit.pipeline.audit_plan import AuditPlan
     from audit.pipeline.worker import RunModels
     from audit.spec.loader import LoadedSpec
+    from audit.spec.models import DatasetSpec
 
 
 def audit_info(loaded: LoadedSpec) -> AuditInfo:
@@ -108,13 +111,7 @@ def model_records(plan: AuditPlan, models: RunModels) -> list[ModelRecord]:
                 device=model.device,
                 precision=model.precision,
                 endpoint=None if model.served is None else endpoint_record(model.served),
-                chat_template=None
-                if model.chat is None
-                else ChatTemplateRecord(
-                    source=model.chat.source,
-                    sha256=model.chat.sha256,
-                    system_prompt=model.chat.system_prompt,
-                ),
+                chat_template=chat_record(model.chat),
             )
         )
     return records
@@ -134,7 +131,32 @@ def endpoint_record(facts: ServedFacts) -> EndpointRecord:
     )
 
 
-def dataset_record(ds: LoadedDataset) -> DatasetRecord:
+def chat_record(chat: ChatFormat | None) -> ChatTemplateRecord | None:
+    """A chat template as results.json keeps it (None: raw text)."""
+    if chat is None:
+        return None
+    return ChatTemplateRecord(
+        source=chat.source, sha256=chat.sha256, system_prompt=chat.system_prompt
+    )
+
+
+def dataset_chat_record(dataset: DatasetSpec, models: RunModels) -> DatasetChatRecord | None:
+    """A dataset's own chat template and what each model's prompts of it were wrapped in;
+    None when the dataset gives none (its models' own apply)."""
+    if dataset.chat_template is None:
+        return None
+    return DatasetChatRecord(
+        setting=dataset.chat_template,
+        system_prompt=dataset.system_prompt,
+        models={
+            model_id: chat_record(model.chat_for(dataset.name))
+            for model_id, model in models.items()
+            if dataset.name in model.dataset_chats.names()
+        },
+    )
+
+
+def dataset_record(ds: LoadedDataset, chat: DatasetChatRecord | None = None) -> DatasetRecord:
     from collections import Counter
 
     if ds.shape == "pairs":
@@ -153,6 +175,7 @@ def dataset_record(ds: LoadedDataset) -> DatasetRecord:
         skipped=ds.skipped,
         filtered=ds.filtered,
         groups=dict(sorted(counts.items())),
+        chat_template=chat,
     )
 
 

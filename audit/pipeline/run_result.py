@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING
 from audit import __version__
 from audit.environment import describe_environment
 from audit.gates import evaluate_gates
-from audit.pipeline.records import audit_info, dataset_record, model_records, used_plugin_cards
+from audit.pipeline.records import (
+    audit_info,
+    dataset_chat_record,
+    dataset_record,
+    model_records,
+    used_plugin_cards,
+)
 from audit.results import AuditResult
 
 if TYPE_CHECKING:
@@ -63,7 +69,10 @@ def assemble_result(
         spec=loaded.raw,
         plugins=used_plugin_cards(plan),
         models=model_records(plan, models),
-        datasets=[dataset_record(plan.datasets[d.name]) for d in spec.datasets],
+        datasets=[
+            dataset_record(plan.datasets[d.name], dataset_chat_record(d, models))
+            for d in spec.datasets
+        ],
         units=found.units,
         skipped_units=plan.scoring.skipped,
         measurements=found.measurements,

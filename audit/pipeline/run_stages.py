@@ -90,7 +90,10 @@ def lm_quality_of(
     spec = plan.loaded.spec
     return lm_quality_section(
         plan.lm_quality,
-        {k: ModelIdentity(m.fingerprint, m.precision, m.chat) for k, m in models.items()},
+        {
+            k: ModelIdentity(m.fingerprint, m.precision, m.chat, m.dataset_chats)
+            for k, m in models.items()
+        },
         cache,
         units,
         seed=spec.seed,

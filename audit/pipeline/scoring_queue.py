@@ -24,9 +24,10 @@ def queued_units(work: Sequence[ModelWork], plan: AuditPlan, models: RunModels) 
 
     queued = []
     for group in work:
-        chat = models[group.model].chat if group.model in models else None
+        known = group.model in models
         for unit in group.units:
             shape = unit_input(unit.scorer)
+            chat = models[group.model].chat_for(unit.dataset) if known else None
             jobs = unit_jobs(unit.scorer, plan.dataset(unit.dataset), chat)
             size = sum(shape.work(j.texts) for j in jobs)
             queued.append(QueuedUnit(progress_key(unit), size, group.model))

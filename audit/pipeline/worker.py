@@ -118,6 +118,7 @@ class RunWorker:
             precision=model.precision,
             load=lambda: scoring_model(model, self.loader, self.display),
             chat=model.chat,
+            dataset_chats=model.dataset_chats,
         )
         try:
             return [
@@ -169,6 +170,7 @@ class RunWorker:
             else (),
             served=model.spec.scored_by_server,
             chat=model.chat,
+            dataset_chats=model.dataset_chats,
         )
 
     def dataset(self, name: str) -> LoadedDataset:

@@ -68,6 +68,7 @@ from audit.results.record import Record
 from audit.results.result import AuditResult
 from audit.results.run import (
     ChatTemplateRecord,
+    DatasetChatRecord,
     DatasetRecord,
     EndpointRecord,
     Environment,
@@ -124,6 +125,7 @@ __all__ = [
     "CorrelationSettings",
     "CorrelationWithRatio",
     "CurvePoint",
+    "DatasetChatRecord",
     "DatasetRecord",
     "DetectionLimit",
     "DevCheck",

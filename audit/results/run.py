@@ -3,9 +3,9 @@ combinations left out) and the environment."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from audit.ids import PluginId
 from audit.results.record import Record
@@ -62,6 +62,19 @@ class ModelRecord(Record):
     )
 
 
+class DatasetChatRecord(Record):
+    """A dataset's own chat template (spec `datasets[].chat_template`, 4.1): the setting
+    and the template each model's prompts of the dataset were wrapped in (it wins over
+    the model's own, `models[].chat_template`, on this dataset)."""
+
+    setting: str = Field(description="'none', 'auto' or the template file, as the spec says.")
+    system_prompt: str | None = None
+    models: dict[str, ChatTemplateRecord | None] = Field(
+        description="Model id -> the template its prompts of this dataset were wrapped "
+        "in; null: raw text."
+    )
+
+
 class DatasetRecord(Record):
     """A dataset as read: file, checksum and an account of every row."""
 
@@ -76,6 +89,19 @@ class DatasetRecord(Record):
     groups: dict[str, int] = Field(
         default_factory=dict, description="Items per bias type (pairs) or target group."
     )
+    chat_template: DatasetChatRecord | None = Field(
+        default=None,
+        description="The dataset's own chat template, when the spec gives one (4.1); absent "
+        "from the file otherwise (the models' own apply).",
+    )
+
+    @model_serializer(mode="wrap")
+    def _absent_without_own_template(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A dataset without its own chat template is written as before it existed."""
+        data = handler(self)
+        if self.chat_template is None and isinstance(data, dict):
+            data.pop("chat_template", None)
+        return data
 
 
 class UnitRecord(Record):

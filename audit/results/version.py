@@ -55,6 +55,9 @@
   4.1 also adds `models[].chat_template` (source, sha256, system prompt) when a model's
   multiple-choice prompts were wrapped in a chat template (`chat_template:` in the spec),
   and the precision label `cpu/llama.cpp-<version>` of `backend: llama_cpp`.
+  4.1 also adds `datasets[].chat_template` (the setting, its system prompt and per
+  model the template used) when a dataset gives its prompts its own chat template; the
+  key is absent otherwise, so files of specs without one are written as before.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """

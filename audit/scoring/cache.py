@@ -19,13 +19,13 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.code_identity import DEFAULT_VERSION, CodeIdentity, with_code
 from audit.code_records import CodeRecords
 from audit.errors import AuditUserError
-from audit.models.chat_template import ChatFormat
+from audit.models.chat_template import ChatFormat, DatasetChats
 from audit.scoring.base import ScorerInfo, ScorerOptions, SentenceScore
 from audit.scoring.cache_db import folder_writable, open_database
 
@@ -58,6 +58,12 @@ class ModelIdentity:
     #: The chat template its multiple-choice prompts are wrapped in: the entries' texts
     #: are the rendered prompts, so their keys differ from the raw prompts' on their own.
     chat: ChatFormat | None = None
+    #: The datasets that give their own chat template (it wins over `chat` there).
+    dataset_chats: DatasetChats = field(default_factory=DatasetChats)
+
+    def chat_for(self, dataset: str) -> ChatFormat | None:
+        """The chat template of its prompts of `dataset`: the dataset's own, else `chat`."""
+        return self.dataset_chats.pick(dataset, self.chat)
 
 
 @dataclass(frozen=True)

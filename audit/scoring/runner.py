@@ -40,7 +40,7 @@ from audit.scoring.units import ScoreUnit, UnitOutcome
 if TYPE_CHECKING:
     from audit.data.items import LoadedDataset
     from audit.display import Display
-    from audit.models.chat_template import ChatFormat
+    from audit.models.chat_template import ChatFormat, DatasetChats
     from audit.models.loaded import LoadedModel
 
 #: Sentences (or pairs) per cache write.
@@ -58,6 +58,7 @@ class ModelHandle:
     precision: str  # "<device type>/<dtype>" or "served", part of every cache key
     load: Callable[[], LoadedModel | ServedScoring]
     chat: ChatFormat | None = None  # the chat template of its multiple-choice prompts
+    dataset_chats: DatasetChats | None = None  # datasets' own templates (they win there)
     _model: LoadedModel | ServedScoring | None = field(default=None, repr=False)
 
     def get(self) -> LoadedModel | ServedScoring:
@@ -71,7 +72,9 @@ class ModelHandle:
 
     @property
     def identity(self) -> ModelIdentity:
-        return ModelIdentity(self.fingerprint, self.precision, self.chat)
+        if self.dataset_chats is None:
+            return ModelIdentity(self.fingerprint, self.precision, self.chat)
+        return ModelIdentity(self.fingerprint, self.precision, self.chat, self.dataset_chats)
 
     def release(self) -> None:
         if isinstance(self._model, ServedScoring):
@@ -187,14 +190,16 @@ def score_unit(
     weights are loaded only if something is missing. Holds the namespace's lock while it
     looks up and fills entries; every forward batch is journaled as it finishes."""
     started = time.monotonic()
-    namespace = open_namespace(unit.scorer, cache, model.identity)
+    identity = model.identity
+    namespace = open_namespace(unit.scorer, cache, identity)
+    chat = identity.chat_for(unit.dataset)
     try:
         with cache_writes(namespace.db_path):
             if namespace.read_only:
-                work = unit_work(unit, dataset=dataset, namespace=namespace, chat=model.chat)
+                work = unit_work(unit, dataset=dataset, namespace=namespace, chat=chat)
             else:
                 with namespace_lock(namespace.folder):
-                    work = unit_work(unit, dataset=dataset, namespace=namespace, chat=model.chat)
+                    work = unit_work(unit, dataset=dataset, namespace=namespace, chat=chat)
                     warn_repairs(work, display)
                     if work.missing:
                         _fill(work, namespace, model.get(), display)
@@ -307,7 +312,7 @@ def read_entries(
     """Every cache entry of the unit (the cache must be complete)."""
     namespace = open_namespace(unit.scorer, cache, model)
     try:
-        jobs = unit_jobs(unit.scorer, dataset, model.chat)
+        jobs = unit_jobs(unit.scorer, dataset, model.chat_for(unit.dataset))
         found, _ = namespace.get_many(j.key for j in jobs)
     finally:
         namespace.close()

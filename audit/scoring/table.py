@@ -131,7 +131,8 @@ def build_score_table(
         dataset = datasets[unit.dataset]
         identity = models[unit.model]
         entries = read_entries(unit, dataset=dataset, cache=cache, model=identity)
-        rows.extend(unit_rows(unit, dataset=dataset, entries=entries, chat=identity.chat))
+        chat = identity.chat_for(unit.dataset)
+        rows.extend(unit_rows(unit, dataset=dataset, entries=entries, chat=chat))
     return score_frame(rows)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from audit.measures.catalog import MEASURES
 from audit.measures.seat_options import SENTENCE_SETS
 from audit.scoring.catalog import SCORERS
+from audit.spec.chat_checks import check_dataset_chat
 from audit.spec.dataset_checks import check_dataset_paths, check_datasets, dataset_shape_of
 from audit.spec.gate_checks import MODEL_TYPES, check_gates
 from audit.spec.models import (
@@ -63,6 +64,7 @@ def run_checks(sections: SpecSections, *, base_dir: Path | None = None) -> list[
     if sections.gates is not None:
         findings += check_gates(sections.gates, sections)
     findings += check_served_models(sections)
+    findings += check_dataset_chat(sections)
     return findings
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
+from pydantic_core import PydanticCustomError
 
 from audit.data.request import DEFAULT_HARMFUL_LABELS
 from audit.models.sources import Strict
@@ -76,3 +77,30 @@ class DatasetSpec(Strict):
         description="Built-in specific options, e.g. stereoset {part: intersentence}, "
         "winobias {type: 1, split: test}.",
     )
+    chat_template: str | None = Field(
+        default=None,
+        min_length=1,
+        description="How this dataset's multiple-choice prompts (BBQ) are given to every "
+        "model, overriding the models' own `chat_template` for this dataset. Not given "
+        "(the default): each model's setting. 'none': raw text. 'auto': each model's own "
+        "chat template. A path: a Jinja template file (relative to the spec's folder). "
+        "Only for datasets of multiple-choice prompts.",
+    )
+    system_prompt: str | None = Field(
+        default=None,
+        description="A system message put before each of this dataset's prompts by its "
+        "`chat_template` (needs chat_template auto or a path); the models' own "
+        "system_prompt does not apply to a dataset that gives its chat_template.",
+    )
+
+    @model_validator(mode="after")
+    def _system_prompt_needs_a_template(self) -> DatasetSpec:
+        if self.system_prompt is not None and self.chat_template in (None, "none"):
+            got = "no chat_template" if self.chat_template is None else "chat_template: none"
+            raise PydanticCustomError(
+                "system_prompt_without_template",
+                "a dataset's system_prompt is put in place by its own chat template; "
+                "the dataset gives {what}",
+                {"what": got, "got": got, "expected": "chat_template: auto or a path"},
+            )
+        return self
