@@ -246,7 +246,8 @@ class ModelSpec(Strict):
         "default, as the published protocols score them): raw text. 'auto': wrapped in the "
         "model's own chat template (from its tokenizer files or GGUF metadata; for a served "
         "model, from the files `tokenizer:` names, applied client-side). A path: a Jinja "
-        "template file (relative to the spec's folder). Sentence datasets are never wrapped.",
+        "template file (relative to the spec's folder). Sentence datasets are never wrapped; "
+        "a dataset's own chat_template wins over this one on that dataset.",
     )
     system_prompt: str | None = Field(
         default=None,

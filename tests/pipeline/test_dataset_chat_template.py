@@ -223,3 +223,36 @@ def test_validation_refuses_what_a_dataset_template_cannot_do(tmp_path: Path) ->
     [served] = _problems(tmp_path, SERVED, "  - {name: bbq, chat_template: auto}\n")
     assert "datasets[0].chat_template" in served and "'served' name none" in served
     assert _problems(tmp_path, SERVED, "  - {name: bbq, chat_template: t.jinja}\n") == []
+
+
+def test_a_served_models_dataset_template_is_applied_client_side(tmp_path: Path) -> None:
+    """`auto` on a dataset reads a served model's template from the files its source's
+    `tokenizer:` names, with the source's BOS text, as the model-level setting does."""
+    from audit.models.prepared import PreparedModel
+    from audit.models.resolved import ResolvedModel
+    from audit.pipeline.inputs import dataset_chats
+    from audit.spec.loader import load_spec
+
+    tokenizer = tmp_path / "tok"
+    tokenizer.mkdir()
+    (tokenizer / "chat_template.jinja").write_text(TEMPLATE)
+    (tmp_path / "spec.yaml").write_text(
+        "spec_version: 1\nname: t\nmodels:\n"
+        "  - id: served\n    source: {endpoint: 'http://127.0.0.1:9/v1', model: m, "
+        "tokenizer: tok, bos_text: '<s>'}\n"
+        "datasets:\n  - {name: bbq, chat_template: auto, system_prompt: Be fair.}\n"
+        "  - crows_pairs\n"
+    )
+    loaded = load_spec(tmp_path / "spec.yaml")
+    [spec] = loaded.spec.models
+    resolved = ResolvedModel("served", "endpoint", tmp_path, None, {}, tmp_path)
+    model = PreparedModel(spec, resolved, "causal", "fp", "endpoint", "served")
+    chats = dataset_chats(loaded, spec, model)
+    assert chats.names() == ("bbq",)
+    chat = chats.pick("bbq", None)
+    assert (
+        chat is not None and chat.source == "auto: the model's own, from tok, applied client-side"
+    )
+    assert chat.bos_text == "<s>" and chat.system_prompt == "Be fair."
+    assert chat.render("Q?") == "<|system|>Be fair.\n<|user|>Q?\n<|assistant|>"
+    assert chats.pick("crows_pairs", chat) is chat  # no setting of its own: the model's
