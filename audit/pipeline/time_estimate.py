@@ -10,9 +10,10 @@ unit's own items sorted by length (batched as the run batches them: `calibration
 time_scoring`), times the sentences not yet saved; a variant not trained
 yet is timed as its base (the same shape). A training's time is its steps times the
 seconds of a step: measured by earlier trainings of the same shape on this machine, else
-a timed forward and backward of the base at the job's batch shape (AT, which also runs
-the frozen original on a second batch, counted 16/6 of that). A fine-tuning's time is
-its steps times a timed step of the model at the task's batch shape. Post-hoc
+a few steps of the training itself timed on the base (`time_variant_steps`: the run's
+trainer with the method's objective, AdamW and clipping, so AT's frozen original and
+second batch, CDA's counterfactual sentences and LoRA are in the step's time). A
+fine-tuning's time is its steps times a timed step of the model at the task's batch shape. Post-hoc
 projections (stage "projection") and SEAT (in "scoring") encode sentences instead:
 `audit.pipeline.encode_estimate`.
 """
@@ -59,7 +60,8 @@ def scoring_estimates(
         shape = unit_input(unit.scorer)
         timed_on = timed_as(plan, unit.model)
         model = plan.models[timed_on]
-        jobs = unit_jobs(unit.scorer, dataset, model.chat)
+        chat = model.chat_for(unit.dataset)
+        jobs = unit_jobs(unit.scorer, dataset, chat)
         if unit.model in plan.models:
             sentences, cached = planned_work(
                 unit,
@@ -67,7 +69,7 @@ def scoring_estimates(
                 cache=cache,
                 fingerprint=model.fingerprint,
                 precision=model.precision,
-                chat=model.chat,
+                chat=chat,
             )
         else:
             sentences, cached = sum(shape.work(j.texts) for j in jobs), 0
@@ -166,35 +168,72 @@ def training_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEst
             estimates.append(StageEstimate("training", what, earlier * steps, basis))
             continue
         throughput = _step_throughput(plan, calibrator, job)
-        factor = job.objective.step_cost  # e.g. AT's frozen original and 2 batches
-        estimate = estimate_of("training", what, throughput, steps, "step")
-        if throughput is not None and factor != 1.0:
-            estimate = dataclasses.replace(
-                estimate,
-                seconds=throughput.seconds(steps) * factor,
-                basis=estimate.basis + f"; x {factor:.2g} for {job.objective.kind}'s step cost",
-            )
-        estimates.append(estimate)
+        estimates.append(estimate_of("training", what, throughput, steps, "step"))
     return estimates
 
 
 def _step_throughput(plan: AuditPlan, calibrator: Calibrator, job: VariantJob) -> Throughput | None:
+    """Seconds of one of the job's training steps, timed through the trainer itself."""
+    import hashlib
+    import json
+
     base = plan.models[job.base]
-    data, training = job.data, job.training
-    texts = data.training_texts()
-    lora = "lora" if training.lora is not None else "full"
-    key = calibrator.key("train", base, training.batch_size, training.max_length, lora)
+    training = job.training
+    shape = {
+        "objective": job.objective.identity(),
+        "training": training.model_dump(mode="json", exclude={"steps", "epochs", "seed"}),
+    }
+    digest = hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode())
+    key = calibrator.key("train-step", base, digest.hexdigest()[:16])
+    lora = " with LoRA adapters" if training.lora is not None else ""
     basis = (
-        f"a timed forward and backward of {job.base} on {training.batch_size} x up to "
-        f"{training.max_length} tokens on {base.device}"
+        f"{TIMED_TRAINING_STEPS} timed steps of the {job.objective.kind} training itself "
+        f"(its objective, {training.batch_size} x up to {training.max_length} tokens, "
+        f"AdamW, clipping{lora}) on {job.base} on {base.device}, the median counted"
     )
     return calibrator.throughput(
-        key,
-        job.base,
-        float32=True,
-        timing=_training_timing(texts[:256], training.batch_size, training.max_length),
-        basis=basis,
+        key, job.base, float32=True, timing=_variant_step_timing(job), basis=basis
     )
+
+
+#: Steps of a variant's training timed for the plan (after one untimed warm-up step).
+TIMED_TRAINING_STEPS = 3
+
+
+def _variant_step_timing(job: VariantJob) -> Callable[[LoadedModel], tuple[float, int]]:
+    def timing(loaded: LoadedModel) -> tuple[float, int]:
+        return time_variant_steps(job, loaded, TIMED_TRAINING_STEPS), 1
+
+    return timing
+
+
+def time_variant_steps(job: VariantJob, loaded: LoadedModel, timed: int) -> float:
+    """Median seconds of a step of `job`'s training run on `loaded` (a model built for
+    the measurement: its weights change) by the run's own trainer (`train_job`): the
+    method's objective on its data, dropout and LoRA as the run puts them, AdamW and
+    gradient clipping; `timed` steps after one untimed warm-up, no checkpoint written."""
+    import itertools
+    import statistics
+    import tempfile
+    from pathlib import Path
+
+    from audit.calibration import clock
+    from audit.variants.build import train_job
+
+    settings = job.training.model_copy(
+        update={"steps": timed + 1, "epochs": None, "checkpoint_every": timed + 2}
+    )
+    stamps: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="audit-plan-train-") as work:
+        train_job(
+            dataclasses.replace(job, training=settings),
+            loaded,
+            work_dir=Path(work),
+            stop_after=None,
+            progress=lambda _status: stamps.append(clock()),
+        )
+    steps = [b - a for a, b in itertools.pairwise(stamps)]
+    return statistics.median(steps)
 
 
 def _row_text(row: object) -> str:

@@ -97,15 +97,14 @@ class TrainingData:
 class Objective:
     """The loss: `build` (a method's own builder; the model's own language-model
     objective without one) with the method's `settings`, under the dropout the training
-    puts on the model (dropout debiasing's; None leaves the model's own).
-    `step_cost`: what one step costs against one step of the LM objective on the same
-    batch size (AT: a frozen original and two batches), for `audit plan`'s estimate."""
+    puts on the model (dropout debiasing's; None leaves the model's own). `audit plan`
+    times a few steps of the training itself, so an objective's own cost needs no
+    declaring."""
 
     kind: str
     attention_dropout: float | None = None
     hidden_dropout: float | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
-    step_cost: float = 1.0
     build: Callable[[ObjectiveSetup], TrainingObjective] | None = field(default=None, compare=False)
 
     def identity(self) -> dict[str, Any]:

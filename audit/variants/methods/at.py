@@ -114,12 +114,6 @@ def _all(regex: re.Pattern[str], sentence: str) -> list[str]:
     return [m.group(0) for m in regex.finditer(sentence)]
 
 
-#: What one AT step costs against one LM step (`audit plan`'s estimate): the frozen
-#: original and the trained copy on a target and an attribute batch, 2 x 8 x parameters x
-#: tokens FLOPs against 6 x.
-AT_STEP_COST = 16 / 6
-
-
 def build_at(setup: ObjectiveSetup) -> TrainingObjective:
     """AT's loss (`at_loss.AttributeTargetTask`) on the setup's `AtData`."""
     from audit.variants.methods.at_loss import AttributeTargetTask
@@ -139,7 +133,7 @@ def at_objective(
     from audit.variants.objective import Objective
 
     settings = {"alpha": alpha, "beta": beta, "layers": layers, "level": level, "compat": compat}
-    return Objective(kind="at", settings=settings, step_cost=AT_STEP_COST, build=build_at)
+    return Objective(kind="at", settings=settings, build=build_at)
 
 
 def objective(options: AtOptions) -> Objective:
