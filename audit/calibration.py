@@ -52,9 +52,10 @@ SCORING_SAMPLE = 16
 #: many equal parts) that a scoring measurement times.
 SCORING_SLICES = 3
 #: A scoring slice grows (from `FIRST_SLICE` entries, x 3 a time, at most `MAX_SLICE`)
-#: until its largest forward batch holds this many padded tokens: a quarter of the
-#: causal scorers' CPU budget, half the masked engine's; per token such a batch runs
-#: nearly as fast as the run's. (Masked scorers' copies fill it with a few entries.)
+#: until its largest forward batch holds this many padded tokens: half the masked
+#: engine's CPU budget, twice the causal engine's on a 2-core CPU (the scorer packs a
+#: slice into its own batches, as a run does); per token such a slice runs nearly as fast
+#: as the run. (Masked scorers' copies fill it with a few entries.)
 SLICE_TOKENS = 1024
 FIRST_SLICE = 8
 MAX_SLICE = 512

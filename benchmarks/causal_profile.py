@@ -42,11 +42,11 @@ from audit.scoring.batch_journal import journal_batches, journaled
 from audit.scoring.batching import pack_by_length
 from audit.scoring.cache_db import SCHEMA
 from audit.scoring.causal import (
-    CPU_TOKEN_BUDGET,
     HEAD_CHUNK_ROWS,
     _forward,
     _logsumexp_in_place,
     causal_token_ids,
+    cpu_token_budget,
 )
 from audit.scoring.causal_batch import padded_causal_batch
 from audit.spec.models import ModelSpec
@@ -164,7 +164,7 @@ def body_ops(model: Any, texts: list[str], budget: int) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sample", type=int, default=300)
-    parser.add_argument("--budget", type=int, default=CPU_TOKEN_BUDGET)
+    parser.add_argument("--budget", type=int, default=cpu_token_budget())
     parser.add_argument("--head-rows", type=int, default=HEAD_CHUNK_ROWS)
     parser.add_argument(
         "--in-place",

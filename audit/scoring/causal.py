@@ -43,8 +43,26 @@ if TYPE_CHECKING:
 
     from audit.models.loaded import LoadedModel
 
-#: Padded tokens per forward pass on CPU; on CUDA the budget grows with free memory.
-CPU_TOKEN_BUDGET = 4096
+#: Padded tokens per forward pass on CPU for each of torch's threads (512 on the project's
+#: 2-core machine); on CUDA the budget grows with free memory. Measured idle on that CPU
+#: with SmolLM2 on 500 ToxiGen sentences (`benchmarks/causal_budget.py`, docs/scoring.md):
+#: 512-token batches 39.0-40.0 s, 1,024 42.1-44.4, 2,048 42.0-45.1, 4,096 (the budget
+#: before) 51.8-54.3, 16,384 71.7-71.9: a batch whose activations stay in the cores'
+#: caches beats a larger, less padded one. Per-sentence values move by float32 rounding
+#: only (2.5e-5 at most against 4,096).
+CPU_TOKENS_PER_THREAD = 256
+#: A fixed CPU budget in its place (tests set one); None: `CPU_TOKENS_PER_THREAD` x threads.
+CPU_TOKEN_BUDGET: int | None = None
+
+
+def cpu_token_budget() -> int:
+    """Padded tokens per batch on the CPU: `CPU_TOKEN_BUDGET` when set, else
+    `CPU_TOKENS_PER_THREAD` for each of torch's threads."""
+    if CPU_TOKEN_BUDGET is not None:
+        return CPU_TOKEN_BUDGET
+    import torch
+
+    return CPU_TOKENS_PER_THREAD * max(1, torch.get_num_threads())
 
 
 def causal_token_ids(
@@ -88,7 +106,7 @@ def _token_budget(model: LoadedModel) -> int:
     by a Self-Debias model's plain rows and their prefixed copies."""
     groups = 1 if model.self_debias is None else model.self_debias.groups
     if model.device.type != "cuda":
-        return max(1, CPU_TOKEN_BUDGET // groups)
+        return max(1, cpu_token_budget() // groups)
     free = free_memory(model.device)
     hidden, layers, ffn = model_dims(model.model.config)
     budget = memory_token_budget(free, hidden_size=hidden, num_layers=layers, intermediate_size=ffn)

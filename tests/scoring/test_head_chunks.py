@@ -44,7 +44,10 @@ def test_head_chunk_size_changes_float32_scores_by_rounding_only(
 def test_cpu_sizes_are_the_tuned_constants() -> None:
     gpt2 = loaded(tiny_gpt2())
     assert causal._head_chunk_rows(gpt2) == causal.HEAD_CHUNK_ROWS == 512
-    assert causal._token_budget(gpt2) == causal.CPU_TOKEN_BUDGET == 4096
+    threads = torch.get_num_threads()
+    assert causal.CPU_TOKEN_BUDGET is None  # tests set one; the engine sizes by threads
+    assert causal._token_budget(gpt2) == causal.CPU_TOKENS_PER_THREAD * threads
+    assert causal.CPU_TOKENS_PER_THREAD == 256
     bert = loaded(tiny_bert())
     assert resolve_token_budget(bert, None) == batching.CPU_TOKEN_BUDGET == 2048
     assert resolve_token_budget(bert, 77) == 77
