@@ -187,9 +187,10 @@ def _step_throughput(plan: AuditPlan, calibrator: Calibrator, job: VariantJob) -
     key = calibrator.key("train-step", base, digest.hexdigest()[:16])
     lora = " with LoRA adapters" if training.lora is not None else ""
     basis = (
-        f"{TIMED_TRAINING_STEPS} timed steps of the {job.objective.kind} training itself "
-        f"(its objective, {training.batch_size} x up to {training.max_length} tokens, "
-        f"AdamW, clipping{lora}) on {job.base} on {base.device}, the median counted"
+        f"{TIMED_TRAINING_STEPS} timed steps of the {job.method.name} training itself "
+        f"(its {job.objective.kind} objective, {training.batch_size} x up to "
+        f"{training.max_length} tokens, AdamW, clipping{lora}) on {job.base} on "
+        f"{base.device}, the median counted"
     )
     return calibrator.throughput(
         key, job.base, float32=True, timing=_variant_step_timing(job), basis=basis

@@ -69,6 +69,10 @@ def test_a_training_is_estimated_from_timed_steps_of_itself(
         estimate = estimates[model_id]
         # median of the timed steps (1 s, 10 s, 1 s): 1 s a step
         assert estimate.seconds == pytest.approx(jobs[model_id].total_steps() * 1.0)
-        kind = jobs[model_id].objective.kind
-        assert f"{TIMED_TRAINING_STEPS} timed steps of the {kind} training itself" in estimate.basis
+        job = jobs[model_id]
+        method, kind = job.method.name, job.objective.kind
+        assert f"{TIMED_TRAINING_STEPS} timed steps of the {method} training itself" in (
+            estimate.basis
+        )
+        assert f"(its {kind} objective" in estimate.basis
         assert "AdamW, clipping" in estimate.basis
