@@ -14,7 +14,7 @@ entries spread over all lengths: one small batch padded to its longest sentence,
 first call at that shape timed with it, 2 to 5 times slower a sentence than the run on
 an idle CPU and far slower on a busy one (a small batch's many short operations each
 wait for both cores). Now each slice holds entries of similar length and grows until
-its largest forward batch holds `SLICE_TOKENS` padded tokens (a sizeable share of the
+its forward batches hold `SLICE_TOKENS` padded tokens (a sizeable share of the
 run's token budget), after one untimed pass. Each is stored under a key that
 names what it depends on: the machine (host, architecture, CPU count; the GPU's name on
 CUDA), the device and precision, the model's fingerprint and the work's shape (scorer,
@@ -52,7 +52,7 @@ SCORING_SAMPLE = 16
 #: many equal parts) that a scoring measurement times.
 SCORING_SLICES = 3
 #: A scoring slice grows (from `FIRST_SLICE` entries, x 3 a time, at most `MAX_SLICE`)
-#: until its largest forward batch holds this many padded tokens: half the masked
+#: until its forward batches hold this many padded tokens in all: half the masked
 #: engine's CPU budget, twice the causal engine's on a 2-core CPU (the scorer packs a
 #: slice into its own batches, as a run does); per token such a slice runs nearly as fast
 #: as the run. (Masked scorers' copies fill it with a few entries.)
@@ -161,20 +161,23 @@ def time_scoring(
 ) -> tuple[float, int]:
     """(seconds, work units) of scoring `SCORING_SLICES` slices of `jobs` with the run's
     own scoring code (nothing is cached): entries of similar length, as the run batches
-    them, each slice as many entries as make a forward batch of `SLICE_TOKENS` (found on
-    the middle slice, which warms the model up at the first size, untimed)."""
+    them, each slice as many entries as make `SLICE_TOKENS` padded tokens in its forward
+    batches (found on the middle slice, which warms the model up at the first size,
+    untimed). The scorer packs a slice into its own batches: a causal scorer's CPU budget
+    (512 tokens on 2 threads) is smaller than a slice, so its slices run as full batches,
+    as the run's do."""
     from audit.scoring.runner import compute_entries
 
     ordered = sorted(jobs, key=lambda job: sum(len(text) for text in job.texts))
-    largest = [0]
+    padded = [0]
 
     def count(_module: object, args: tuple[object, ...]) -> None:
-        # the token embedding's input: the batch's padded ids, however the scorer calls
+        # the token embedding's input: a batch's padded ids, however the scorer calls
         # the model (whole, or its encoder with the head on chosen rows)
-        largest[0] = max(largest[0], int(getattr(args[0], "numel", lambda: 0)()))
+        padded[0] += int(getattr(args[0], "numel", lambda: 0)())
 
     def score(part: list[Job]) -> float:
-        largest[0] = 0
+        padded[0] = 0
         started = clock()
         for _ in compute_entries(scorer, part, loaded, progress=lambda n: None, chunk=len(part)):
             pass
@@ -186,7 +189,7 @@ def time_scoring(
         score(length_slice(ordered, 0.5, size))  # warm-up, untimed
         middle = length_slice(ordered, 0.5, size)
         seconds = score(middle)
-        while largest[0] < SLICE_TOKENS and size < min(MAX_SLICE, len(ordered)):
+        while padded[0] < SLICE_TOKENS and size < min(MAX_SLICE, len(ordered)):
             size *= 3
             middle = length_slice(ordered, 0.5, size)
             seconds = score(middle)
