@@ -214,9 +214,10 @@ def test_pieces_with_no_estimate_are_counted_on_one_line_per_stage() -> None:
     assert len(lines) == 5  # the stage's lines, then "in all"
 
 
-def test_a_scoring_slice_grows_until_its_batch_is_large(
-    model_dir: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _time_slices(budget: int) -> tuple[list[int], float, int]:
+    """`time_scoring` of `ll` on 100 short sentences (about 9 tokens each) with slices of
+    500 tokens and the causal CPU budget `budget`: the rows of every forward batch, the
+    seconds and the entries timed. (The caller patches SLICE_TOKENS and the clock.)"""
     from audit.calibration import time_scoring
     from audit.ids import PluginId
     from audit.scoring.runner import Job
@@ -228,11 +229,21 @@ def test_a_scoring_slice_grows_until_its_batch_is_large(
     hook = model.model.get_input_embeddings().register_forward_pre_hook(
         lambda _m, args: batches.append(int(args[0].shape[0]))
     )
+    causal.CPU_TOKEN_BUDGET = budget
+    try:
+        seconds, units = time_scoring(PluginId.of("ll"), jobs, model, lambda job: 1)
+    finally:
+        hook.remove()
+        causal.CPU_TOKEN_BUDGET = None
+    return batches, seconds, units
+
+
+def test_a_scoring_slice_grows_until_its_batch_is_large(
+    model_dir: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # about 9 tokens a sentence: 8 entries make 72 tokens, 24 make 216, 72 make 648
     monkeypatch.setattr(audit.calibration, "SLICE_TOKENS", 500)
-    monkeypatch.setattr(causal, "CPU_TOKEN_BUDGET", 4096)  # each slice one batch
-    seconds, units = time_scoring(PluginId.of("ll"), jobs, model, lambda job: 1)
-    hook.remove()
+    batches, seconds, units = _time_slices(4096)  # each slice one batch
     # warm-up 8, then the middle slice at 8, 24 and 72 entries, then two more slices of 72
     assert batches == [8, 8, 24, 72, 72, 72]
     assert (seconds, units) == (3.0, 216)  # the last middle slice and the two others
@@ -244,20 +255,7 @@ def test_a_slice_counts_the_tokens_of_all_its_batches(
     """A scorer whose batches are smaller than a slice (the causal CPU budget) splits it;
     the slice stops growing once its batches hold SLICE_TOKENS in all, as with one batch
     (counting only the largest batch grew it to the whole unit)."""
-    from audit.calibration import time_scoring
-    from audit.ids import PluginId
-    from audit.scoring.runner import Job
-    from tests.scoring.tiny_models import loaded, tiny_gpt2
-
-    model = loaded(tiny_gpt2())
-    jobs = [Job(f"k{i}", (f"Person {i} is bad at math.",)) for i in range(100)]
-    batches: list[int] = []
-    hook = model.model.get_input_embeddings().register_forward_pre_hook(
-        lambda _m, args: batches.append(int(args[0].shape[0]))
-    )
     monkeypatch.setattr(audit.calibration, "SLICE_TOKENS", 500)
-    monkeypatch.setattr(causal, "CPU_TOKEN_BUDGET", 100)  # about 11 sentences a batch
-    _seconds, units = time_scoring(PluginId.of("ll"), jobs, model, lambda job: 1)
-    hook.remove()
+    batches, _seconds, units = _time_slices(100)  # about 11 sentences a batch
     assert units == 216  # slices of 72 entries, three of them (not the whole unit of 100)
     assert max(batches) < 72 and len(batches) > 6  # the slices ran as several batches
