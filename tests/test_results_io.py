@@ -134,7 +134,7 @@ def test_v2_round_trip(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 4\.1"),
+        ('{"results_version": 99}', r"results_version 99\.0 .*newer bias-audit.* 1 to 4\.2"),
         ('{"results_version": "5.0"}', r"results_version 5\.0 .*newer bias-audit \(a new major"),
         ('{"tool_version": 3}', r"not a results\.json \(results_version None is not a version"),
         ('{"results_version": "2.x"}', r"'2\.x' is not a version; expected 'MAJOR\.MINOR'"),
@@ -376,7 +376,7 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     newer = f"{RESULTS_VERSION.major}.{RESULTS_VERSION.minor + 3}"
     result = read_results(path)
     notes = result.read_notes
-    assert notes is not None and (notes.version, notes.reader_version) == (newer, "4.1")
+    assert notes is not None and (notes.version, notes.reader_version) == (newer, "4.2")
     assert [p.describe() for p in notes.parts] == [
         f"field `measurements[].calibration` (in {len(result.measurements)} records)",
         "field `extrinsic[].detail.macro_f1`",
@@ -384,10 +384,10 @@ def test_a_newer_minor_version_reads_with_what_it_left_out(tmp_path: Path) -> No
     ]
     warnings = notes.warnings()
     assert warnings[-1] == (
-        f"{path}: results_version {newer} is newer than this bias-audit reads (4.1); not "
+        f"{path}: results_version {newer} is newer than this bias-audit reads (4.2); not "
         "read: section `fairness_checks`"
     )
-    assert result.results_version == "4.1"
+    assert result.results_version == "4.2"
     # everything this version knows is there, as in the example itself
     example = read_results(next(p for p in EXAMPLES if p.stem == "intrinsic-vs-extrinsic"))
     assert result.measurements == example.measurements and result.extrinsic == example.extrinsic
@@ -422,7 +422,7 @@ def test_a_newer_major_version_is_refused(tmp_path: Path) -> None:
     assert caught.value.exit_code == 2
     assert str(caught.value) == (
         f"{path}: results_version 5.0 was written by a newer bias-audit (a new major version, "
-        "5); this version reads results_version 1 to 4.1 (and newer 4.x). Upgrade "
+        "5); this version reads results_version 1 to 4.2 (and newer 4.x). Upgrade "
         "bias-audit to read it."
     )
 

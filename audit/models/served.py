@@ -34,6 +34,7 @@ class ServedFacts:
     probe_digest: str
     probe_verdict: str
     changed_from: str | None = None
+    logprobs_request: str = "echo"  # how prompt log-probabilities were asked for
 
     @property
     def fingerprint(self) -> str:

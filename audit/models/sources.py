@@ -119,6 +119,13 @@ class EndpointSource(Strict):
         "the .gguf file), read for `chat_template: auto` only ('~' expanded, relative to "
         "the spec's folder).",
     )
+    logprobs_request: Literal["echo", "prompt_logprobs"] = Field(
+        "echo",
+        description="How prompt log-probabilities are asked for: 'echo' (echo with logprobs, "
+        "the OpenAI completions way: vLLM, llama.cpp servers) or 'prompt_logprobs' (vLLM's "
+        "extension, with the prompt's token ids, one entry per token checked). Both give "
+        "the same numbers on vLLM.",
+    )
     timeout_s: float = Field(60.0, gt=0, description="Time-out of one request, in seconds.")
     max_retries: int = Field(
         5, ge=0, le=20, description="Retries of a request on 408, 429, 5xx and time-outs."

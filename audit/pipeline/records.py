@@ -128,6 +128,7 @@ def endpoint_record(facts: ServedFacts) -> EndpointRecord:
         probe_digest=facts.probe_digest,
         probe_verdict=facts.probe_verdict,
         probe_changed_from=facts.changed_from,
+        logprobs_request=facts.logprobs_request,
     )
 
 

@@ -18,9 +18,14 @@ PROBE_DIGITS = 12
 def endpoint_words(endpoint: EndpointRecord) -> str:
     """'http://host:port/v1, server model smollm2 (revision r), probe aligned, digest abc'."""
     revision = f", revision {endpoint.revision}" if endpoint.revision else ""
+    request = (
+        ", log-probabilities from prompt_logprobs"
+        if endpoint.logprobs_request == "prompt_logprobs"
+        else ""
+    )
     return (
         f"{endpoint.url}, server model {endpoint.server_model}{revision}, probe "
-        f"{endpoint.probe_verdict}, digest {endpoint.probe_digest[:PROBE_DIGITS]}"
+        f"{endpoint.probe_verdict}, digest {endpoint.probe_digest[:PROBE_DIGITS]}{request}"
     )
 
 

@@ -8,7 +8,7 @@ extrinsic tasks wrote. This package is the bottom of the tool: it imports pydant
 package, no torch. Read files with `audit.results_io.read_results`, which checks
 `results_version`, migrates old files and reads newer minor versions.
 
-Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "4.1"
+Versions (`audit.results.version`): `results_version` is "MAJOR.MINOR", written "4.2"
 now; a bare integer from before this scheme is MAJOR.0 (2 = 2.0, 1 = 1.0).
 
 - An added field or section raises MINOR. Reading a file of a newer MINOR leaves out what

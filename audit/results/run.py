@@ -29,6 +29,11 @@ class EndpointRecord(Record):
         description="The digest the previous run on the same cache saw, when it differed "
         "(then no cached score was reused).",
     )
+    logprobs_request: str = Field(
+        default="echo",
+        description="How prompt log-probabilities were asked for (4.2): 'echo' (echo with "
+        "logprobs) or 'prompt_logprobs' (vLLM's extension).",
+    )
 
 
 class ChatTemplateRecord(Record):

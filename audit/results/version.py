@@ -58,6 +58,9 @@
   4.1 also adds `datasets[].chat_template` (the setting, its system prompt and per
   model the template used) when a dataset gives its prompts its own chat template; the
   key is absent otherwise, so files of specs without one are written as before.
+- 4.2 adds `models[].endpoint.logprobs_request`: how the served model's prompt
+  log-probabilities were asked for ('echo', or vLLM's 'prompt_logprobs'); a 4.1 file reads
+  with 'echo', the only way 4.1 asked.
 
 MAJOR and MINOR are integers compared as numbers: 2.10 is newer than 2.9.
 """
@@ -95,7 +98,7 @@ class ResultsVersion(NamedTuple):
 
 
 #: The version this code writes. 2.1 added `version` to every plug-in card.
-RESULTS_VERSION = ResultsVersion(4, 1)
+RESULTS_VERSION = ResultsVersion(4, 2)
 
 
 def _normalise(value: object) -> str:

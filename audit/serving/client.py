@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from audit.errors import AuditUserError
@@ -52,6 +52,9 @@ class EndpointSettings:
     max_retries: int = 5
     backoff_s: float = 0.5
     in_flight: int = 4
+    #: How prompt log-probabilities are asked for: `echo` (+ `logprobs`) or vLLM's
+    #: `prompt_logprobs` (`audit.serving.prompt_logprobs`).
+    logprobs_request: Literal["echo", "prompt_logprobs"] = "echo"
 
     def api_key(self) -> str | None:
         if self.api_key_env is None:

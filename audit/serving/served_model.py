@@ -51,6 +51,7 @@ def endpoint_settings(source: EndpointSource) -> EndpointSettings:
         max_retries=source.max_retries,
         backoff_s=source.backoff_s,
         in_flight=source.in_flight,
+        logprobs_request=source.logprobs_request,
     )
 
 
@@ -108,6 +109,7 @@ def probe_endpoint(spec: ModelSpec, cache_dir: Path) -> ServedFacts:
         bos_text=source.bos_text,
         probe_digest=probe.digest,
         probe_verdict=probe.verdict,
+        logprobs_request=source.logprobs_request,
     )
     return _remember_probe(facts, cache_dir)
 
@@ -147,14 +149,15 @@ def _remember_probe(facts: ServedFacts, cache_dir: Path) -> ServedFacts:
 @dataclass(frozen=True)
 class ServedModel:
     """A served model ready to score (`audit.scoring.base.ServedScoring`): its client,
-    the BOS text and the distribution after the BOS (every sentence's first token is
-    looked up there)."""
+    the BOS text and, for a server that gives the first token after the BOS no value of
+    its own, the distribution after the BOS (every sentence's first token is looked up
+    there; None when the server gives it)."""
 
     model_id: str
     fingerprint: str
     facts: ServedFacts
     client: CompletionClient
-    first_tokens: dict[str, float]
+    first_tokens: dict[str, float] | None
     server: LlamaServer | None = None  # a local llama.cpp server started to score it
 
     def close(self) -> None:
@@ -259,7 +262,7 @@ def connect(spec: ModelSpec, facts: ServedFacts) -> ServedModel:
         fingerprint=facts.fingerprint,
         facts=facts,
         client=client,
-        first_tokens=first_token_table(client, source.bos_text),
+        first_tokens=None if probe.first_scored else first_token_table(client, source.bos_text),
     )
 
 
@@ -326,7 +329,7 @@ def start_local_backend(model: PreparedModel, cache_dir: Path) -> ServedModel:
             fingerprint=model.fingerprint,
             facts=facts,
             client=client,
-            first_tokens=first_token_table(client, bos_text),
+            first_tokens=None if probe.first_scored else first_token_table(client, bos_text),
             server=server,
         )
     except BaseException:

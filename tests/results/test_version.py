@@ -29,11 +29,11 @@ def test_minor_versions_compare_as_numbers() -> None:
     assert str(ResultsVersion(2, 10)) == "2.10"
 
 
-def test_this_code_writes_3_0() -> None:
-    assert str(RESULTS_VERSION) == "4.1"
+def test_this_code_writes_4_2() -> None:
+    assert str(RESULTS_VERSION) == "4.2"
     result = synthetic_result()
-    assert result.results_version == "4.1"
-    assert '"results_version": "4.1"' in result.model_dump_json(indent=2)
+    assert result.results_version == "4.2"
+    assert '"results_version": "4.2"' in result.model_dump_json(indent=2)
 
 
 def test_the_field_reads_a_bare_integer_as_major_0_and_refuses_nonsense() -> None:
