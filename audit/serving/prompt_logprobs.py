@@ -1,14 +1,8 @@
 """Sentence log-likelihoods from a completions endpoint's prompt log-probabilities,
 never trusted before they are checked.
 
-A server is asked in one of two ways (`EndpointSettings.logprobs_request`):
-
-- `echo`: `echo: true, logprobs: 1, max_tokens: 1` (the OpenAI completions way; vLLM,
-  llama.cpp servers): one entry per prompt token, then the one generated token;
-- `prompt_logprobs`: `prompt_logprobs: 1, max_tokens: 1` (vLLM's extension): per prompt
-  position a map from token id to its log-probability, rank and text, which holds the
-  prompt's own token and the top-1 prediction (one entry when they are the same token).
-
+A server is asked in one of two ways (`EndpointSettings.logprobs_request`: `echo` or
+vLLM's `prompt_logprobs`; `audit.serving.prompt_entries` asks and reads the answers).
 Both answers become the same `EchoedTokens`. Three things are checked or worked around:
 
 1. **Alignment.** llama-cpp-python's server pairs each prompt token with the distribution
@@ -26,7 +20,7 @@ Both answers become the same `EchoedTokens`. Three things are checked or worked 
    full (`logprobs` = the vocabulary), and the first token's value is looked up by its
    text. Servers that echo the BOS itself (vLLM, both ways of asking) give it the empty
    entry and the first sentence token its value; the BOS entry is dropped
-   (`_without_bos`) and no table is needed (`AlignmentProbe.first_scored`).
+   (`audit.serving.prompt_entries`) and no table is needed (`AlignmentProbe.first_scored`).
 3. **Tokenisation.** The echoed tokens must spell the sentence exactly; the entries up to
    that point are its tokens. Anything else is an error naming the sentence (a drift is
    never a silent shift). Where the server returns the prompt's token ids
@@ -46,12 +40,12 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from audit.scoring.base import SentenceScore
 from audit.scoring.choice import common_prefix, regroup
 from audit.scoring.choice_prompt import ANSWER_SEPARATOR
-from audit.serving.client import CompletionClient, EndpointError, EndpointSettings
+from audit.serving.client import CompletionClient, EndpointError
+from audit.serving.prompt_entries import EchoedTokens, from_echo, read_entries, request_body
 
 #: A text whose next tokens a language model predicts almost surely: an aligned server's
 #: top-1 prediction at entry i is token i, a shifted server's is token i + 1.
@@ -59,16 +53,6 @@ CANARY = "1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20"
 
 #: Asked for as `logprobs` to receive the whole next-token distribution after the BOS.
 WHOLE_VOCABULARY = 1_000_000
-
-
-@dataclass(frozen=True)
-class EchoedTokens:
-    """One prompt's echoed entries: token texts and their log-probabilities (None for the
-    first, as the OpenAI format has it), and each entry's top predictions."""
-
-    tokens: list[str]
-    logprobs: list[float | None]
-    top: list[dict[str, float] | None]
 
 
 @dataclass(frozen=True)
@@ -91,152 +75,6 @@ class AlignmentProbe:
         return "undetermined"
 
 
-def _body(
-    settings: EndpointSettings, prompt: str, *, prompt_entries: bool, logprobs: int
-) -> dict[str, Any]:
-    """A completions request for `prompt`: with its prompt's entries (as
-    `settings.logprobs_request` asks for them) or, without them, for the top `logprobs`
-    predictions of the token after it."""
-    body: dict[str, Any] = {
-        "model": settings.model,
-        "prompt": prompt,
-        "max_tokens": 1,
-        "temperature": 0.0,
-    }
-    if prompt_entries and settings.logprobs_request == "prompt_logprobs":
-        body |= {"prompt_logprobs": logprobs, "return_token_ids": True}
-    else:
-        body |= {"echo": prompt_entries, "logprobs": logprobs}
-    return body
-
-
-def _no_entries(client: CompletionClient, prompt: str, missing: str) -> EndpointError:
-    asked = (
-        "prompt_logprobs"
-        if client.settings.logprobs_request == "prompt_logprobs"
-        else "echo + logprobs"
-    )
-    other = "echo" if asked == "prompt_logprobs" else "prompt_logprobs"
-    return EndpointError(
-        f"endpoint {client.where}: no prompt log-probabilities for {prompt[:60]!r} (asked "
-        f"{asked}; the answer has no {missing}): this server cannot score given text this "
-        f"way; if it offers the other way, set `logprobs_request: {other}`"
-    )
-
-
-def _echoed(
-    client: CompletionClient, answer: dict[str, Any], prompt: str, bos_text: str
-) -> EchoedTokens:
-    if client.settings.logprobs_request == "prompt_logprobs":
-        echoed = _from_prompt_logprobs(client, answer, prompt, bos_text)
-    else:
-        echoed = _from_echo(client, answer, prompt)
-    return _without_bos(echoed, bos_text)
-
-
-def _from_echo(client: CompletionClient, answer: dict[str, Any], prompt: str) -> EchoedTokens:
-    try:
-        logprobs = answer["choices"][0]["logprobs"]
-        tokens = list(logprobs["tokens"])
-        values = list(logprobs["token_logprobs"])
-        top = list(logprobs.get("top_logprobs") or [None] * len(tokens))
-    except (KeyError, IndexError, TypeError) as error:
-        raise _no_entries(client, prompt, f"choices[0].logprobs.{error}") from error
-    if not (len(values) == len(tokens) == len(top)):
-        raise EndpointError(
-            f"endpoint {client.where}: {len(tokens)} echoed tokens but {len(values)} "
-            f"log-probabilities and {len(top)} top lists for {prompt[:60]!r}: the server "
-            "must return one log-probability per prompt token"
-        )
-    return EchoedTokens(tokens, values, top)
-
-
-def _from_prompt_logprobs(
-    client: CompletionClient, answer: dict[str, Any], prompt: str, bos_text: str
-) -> EchoedTokens:
-    """vLLM's `prompt_logprobs`: position 0 is empty (nothing predicts it); every other
-    position maps token ids to {logprob, rank, decoded_token}, the prompt's own token among
-    them (the one whose rank is not 1 when there are two entries)."""
-    try:
-        choice = answer["choices"][0]
-        positions = list(choice["prompt_logprobs"])
-    except (KeyError, IndexError, TypeError) as error:
-        raise _no_entries(client, prompt, f"choices[0].{error}") from error
-    ids = choice.get("prompt_token_ids")
-    if isinstance(ids, list) and len(ids) != len(positions):
-        raise EndpointError(
-            f"endpoint {client.where}: {len(ids)} prompt token ids but {len(positions)} "
-            f"prompt log-probability entries for {prompt[:60]!r}: the server must return "
-            "one log-probability per prompt token"
-        )
-    tokens: list[str] = []
-    values: list[float | None] = []
-    top: list[dict[str, float] | None] = []
-    for i, position in enumerate(positions):
-        if position is None:
-            tokens.append("")
-            values.append(None)
-            top.append(None)
-            continue
-        own_id = str(ids[i]) if isinstance(ids, list) else None
-        try:
-            own, text, table = _own_entry(position, own_id)
-        except (AttributeError, KeyError, TypeError, ValueError) as error:
-            raise EndpointError(
-                f"endpoint {client.where}: prompt_logprobs entry {i} of {prompt[:60]!r} is "
-                f"not {{token id: {{logprob, rank, decoded_token}}}} ({error!r}); the server's "
-                "answer cannot be read"
-            ) from error
-        tokens.append(text)
-        values.append(own)
-        top.append(table)
-    if tokens and values[0] is None:
-        # Nothing names the first position's text: it is what the later ones leave of the
-        # prompt (the BOS text, or '' for a BOS the server added itself).
-        rest = "".join(tokens[1:])
-        if prompt.endswith(rest):
-            tokens[0] = prompt[: len(prompt) - len(rest)]
-        elif bos_text and prompt.startswith(bos_text):
-            tokens[0] = bos_text
-        if tokens[0] == "" and len(tokens) > 1:  # a BOS the server added: no sentence token
-            return EchoedTokens(tokens[1:], values[1:], top[1:])
-    return EchoedTokens(tokens, values, top)
-
-
-def _own_entry(position: dict[str, Any], own_id: str | None) -> tuple[float, str, dict[str, float]]:
-    """(the prompt token's log-probability, its text, {text: log-probability} of the
-    entries) of one `prompt_logprobs` position."""
-    entries = {str(k): v for k, v in position.items()}
-    if own_id is not None:
-        own = entries[own_id]
-    elif len(entries) == 1:
-        (own,) = entries.values()
-    else:
-        others = [v for v in entries.values() if int(v["rank"]) != 1]
-        if len(others) != 1:
-            raise ValueError(f"{len(entries)} entries and no token ids to tell the prompt's")
-        (own,) = others
-    text = own["decoded_token"]
-    if not isinstance(text, str):
-        raise ValueError("no decoded_token (the server runs without detokenising)")
-    table = {str(v["decoded_token"]): float(v["logprob"]) for v in entries.values()}
-    return float(own["logprob"]), text, table
-
-
-def _without_bos(echoed: EchoedTokens, bos_text: str) -> EchoedTokens:
-    """The entries after the BOS: a server that echoes the BOS (vLLM) gives it the empty
-    first entry, which no sentence token owns; one that leaves it out (llama-cpp-python)
-    starts with the first sentence token."""
-    if (
-        bos_text
-        and len(echoed.tokens) > 1
-        and echoed.tokens[0] == bos_text
-        and echoed.logprobs[0] is None
-    ):
-        return EchoedTokens(echoed.tokens[1:], echoed.logprobs[1:], echoed.top[1:])
-    return echoed
-
-
 def echo_prompts(
     client: CompletionClient,
     prompts: Sequence[str],
@@ -247,9 +85,9 @@ def echo_prompts(
     """Each prompt's entries (after the BOS), `in_flight` requests at a time. The prompts
     start with `bos_text` already."""
     settings = client.settings
-    bodies = [_body(settings, p, prompt_entries=True, logprobs=1) for p in prompts]
+    bodies = [request_body(settings, p, prompt_entries=True, logprobs=1) for p in prompts]
     answers = client.post_many("completions", bodies, progress=progress)
-    return [_echoed(client, a, p, bos_text) for a, p in zip(answers, prompts, strict=True)]
+    return [read_entries(client, a, p, bos_text) for a, p in zip(answers, prompts, strict=True)]
 
 
 def _top1(top: dict[str, float] | None) -> str | None:
@@ -277,9 +115,9 @@ def probe_alignment(client: CompletionClient, bos_text: str) -> AlignmentProbe:
 def first_token_table(client: CompletionClient, bos_text: str) -> dict[str, float]:
     """log p(token | BOS) for every token, keyed by its text: the distribution every
     sentence's first token is drawn from."""
-    body = _body(client.settings, bos_text, prompt_entries=False, logprobs=WHOLE_VOCABULARY)
+    body = request_body(client.settings, bos_text, prompt_entries=False, logprobs=WHOLE_VOCABULARY)
     answer = client.post("completions", body)
-    echoed = _from_echo(client, answer, bos_text)
+    echoed = from_echo(client, answer, bos_text)
     table = echoed.top[0] if echoed.top else None
     if not table:
         raise EndpointError(

