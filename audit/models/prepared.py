@@ -11,7 +11,7 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -55,6 +55,11 @@ class PreparedModel:
     def chat_for(self, dataset: str) -> ChatFormat | None:
         """The chat template of its prompts of `dataset` (the dataset's own, else `chat`)."""
         return self.dataset_chats.pick(dataset, self.chat)
+
+    def with_chats_of(self, base: PreparedModel) -> PreparedModel:
+        """This model with `base`'s chat templates: a variant's prompts are wrapped as its
+        base's are (model-level and per dataset), so the two are scored on the same text."""
+        return replace(self, chat=base.chat, dataset_chats=base.dataset_chats)
 
 
 def prepare_model(spec: ModelSpec, settings: ModelSettings) -> PreparedModel:

@@ -54,7 +54,7 @@ def plan_variant_part(
             stored[job.model_id] = job.store.read()
             base_type = models[job.base].model_type
             spec = variant_spec(loaded, job.base, base_type, job.model_id, stored[job.model_id])
-            prepared[job.model_id] = prepare_model(spec, settings)
+            prepared[job.model_id] = prepare_model(spec, settings).with_chats_of(models[job.base])
     return PlannedVariants(jobs, occupations, stored, prepared)
 
 

@@ -38,7 +38,6 @@ def train_variants(
     for job in plan.variant_jobs:
         stored = out.stored.get(job.model_id)
         if stored is not None and job.model_id not in worker.models:
-            worker.models.add(
-                job.model_id, worker.loader.prepare(plan.variant_spec(job.model_id, stored))
-            )
+            variant = worker.loader.prepare(plan.variant_spec(job.model_id, stored))
+            worker.models.add(job.model_id, variant.with_chats_of(worker.models[job.base]))
     return out
