@@ -24,11 +24,7 @@ from audit.spec.loader import validate_spec_file
 from audit.testing.run import AuditRun, run_spec
 from tests.data.test_bbq import bbq_row, write_release
 from tests.models.tiny import save_tiny_gpt2
-
-TEMPLATE = (
-    "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}"
-    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
-)
+from tests.pipeline.bbq_chat import TEMPLATE, run_each, write_inputs
 
 
 def _spec(model: dict[str, Any], bbq: dict[str, Any]) -> dict[str, Any]:
@@ -50,29 +46,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, AuditRun]:
     """One BBQ audit per way of giving the template, all on one score cache, in order:
     model-level, dataset-level, raw, and a dataset's `none` over a model's template."""
     root = tmp_path_factory.mktemp("dataset-chat")
-    save_tiny_gpt2(root / "models" / "gpt2")
-    rows = [
-        bbq_row(i, condition=c, polarity=p, label=2 if c == "ambig" else i % 2)
-        for i, (c, p) in enumerate([("ambig", "neg"), ("disambig", "neg"), ("ambig", "nonneg")])
-    ]
-    write_release(root / "BBQ", {"Age": rows})
-    (root / "template.jinja").write_text(TEMPLATE)
+    write_inputs(root)
     specs = {
         "model": _spec({"chat_template": "template.jinja", "system_prompt": "Be fair."}, {}),
         "dataset": _spec({}, {"chat_template": "template.jinja", "system_prompt": "Be fair."}),
         "raw": _spec({}, {}),
         "dataset_none": _spec({"chat_template": "template.jinja"}, {"chat_template": "none"}),
     }
-    runs: dict[str, AuditRun] = {}
-    for name, spec in specs.items():
-        folder = root / name
-        folder.mkdir()
-        for shared in ("models", "BBQ", "template.jinja"):
-            (folder / shared).symlink_to(root / shared)
-        (folder / "cache").symlink_to(root / "cache", target_is_directory=True)
-        (root / "cache").mkdir(exist_ok=True)
-        runs[name] = run_spec(spec, folder)
-    return runs
+    return run_each(root, specs, one_cache=True)
 
 
 def _scores(run: AuditRun) -> list[float]:

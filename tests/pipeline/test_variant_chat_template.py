@@ -6,19 +6,13 @@ base scored the templated ones."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from audit.testing.run import AuditRun, run_spec
-from tests.data.test_bbq import bbq_row, write_release
-from tests.models.tiny import save_tiny_gpt2
+from audit.testing.run import AuditRun
+from tests.pipeline.bbq_chat import run_each, write_inputs
 
-TEMPLATE = (
-    "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}\n{% endfor %}"
-    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
-)
 VARIANT = {
     "id": "tiny-sd",
     "base": "tiny-gpt2",
@@ -48,26 +42,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, AuditRun]:
     """The same base and Self-Debias variant on BBQ: raw, with the model's template, and
     with the dataset's, each on its own cache."""
     root = tmp_path_factory.mktemp("variant-chat")
-    save_tiny_gpt2(root / "models" / "gpt2")
-    rows = [
-        bbq_row(i, condition=c, polarity=p, label=2 if c == "ambig" else i % 2)
-        for i, (c, p) in enumerate([("ambig", "neg"), ("disambig", "neg"), ("ambig", "nonneg")])
-    ]
-    write_release(root / "BBQ", {"Age": rows})
-    (root / "template.jinja").write_text(TEMPLATE)
+    write_inputs(root)
     specs = {
         "raw": _spec({}, {}),
         "model": _spec({"chat_template": "template.jinja"}, {}),
         "dataset": _spec({}, {"chat_template": "template.jinja"}),
     }
-    out: dict[str, AuditRun] = {}
-    for name, spec in specs.items():
-        folder = root / name
-        folder.mkdir()
-        for shared in ("models", "BBQ", "template.jinja"):
-            (folder / shared).symlink_to(root / shared)
-        out[name] = run_spec(spec, folder)
-    return out
+    return run_each(root, specs, one_cache=False)
 
 
 def _variant_scores(run: AuditRun) -> list[float]:
