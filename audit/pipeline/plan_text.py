@@ -178,7 +178,7 @@ def describe_seat(plan: AuditPlan) -> list[str]:
     the models it leaves out, with the reason."""
     if plan.seat is None:
         return []
-    from audit.pipeline.seat_stage import cache_path, seat_cache_key
+    from audit.pipeline.seat_stage import cache_path, seat_cache_key, why_seat_missing
 
     lines = [f"SEAT (tests from {plan.seat.folder}):"]
     for run in plan.seat.runs:
@@ -193,7 +193,8 @@ def describe_seat(plan: AuditPlan) -> list[str]:
             ).is_file():
                 state = "in the cache"
             else:
-                state = "to compute"
+                why = why_seat_missing(plan.settings.cache_dir, run, model, plan.loaded.spec.seed)
+                state = "to compute" if why is None else f"to compute ({why})"
             lines.append(f"    {model_id}: {state}")
         lines += [f"    {model_id}: left out: {reason}" for model_id, reason in run.skipped]
     return lines

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 from pydantic import TypeAdapter, ValidationError
 
 from audit.atomic_write import write_text_atomic
-from audit.code_identity import with_code
+from audit.code_identity import CodeIdentity, with_code
+from audit.code_records import CodeRecords
 from audit.results.seat import SeatBiasTypeRecord, SeatSection, SeatSkipRecord, SeatTestRecord
 
 if TYPE_CHECKING:
@@ -36,8 +37,18 @@ CACHE_VERSION = 1
 _RECORDS = TypeAdapter(list[SeatTestRecord])
 
 
-def seat_cache_key(run: SeatRun, model: PreparedModel, seed: int) -> str:
-    """The content key of one `seat` entry on one model."""
+def seat_code(run: SeatRun) -> CodeIdentity:
+    """The code that computes a `seat` entry: its measure's card version and origin."""
+    from audit.measures.catalog import MEASURES
+
+    return MEASURES.code_identity(run.measure.name)
+
+
+def seat_cache_key(
+    run: SeatRun, model: PreparedModel, seed: int, code: CodeIdentity | None = None
+) -> str:
+    """The content key of one `seat` entry on one model, as `code` computes it (default:
+    the registered measure, `seat_code`)."""
     content = {
         "version": CACHE_VERSION,
         "fingerprint": model.fingerprint,
@@ -48,10 +59,25 @@ def seat_cache_key(run: SeatRun, model: PreparedModel, seed: int) -> str:
         "batch_size": run.options.batch_size,
         "seed": seed,
     }
-    from audit.measures.catalog import MEASURES
+    keyed = with_code(content, code or seat_code(run))
+    return hashlib.sha256(json.dumps(keyed, sort_keys=True).encode()).hexdigest()
 
-    code = MEASURES.code_identity(run.measure.name)
-    return hashlib.sha256(json.dumps(with_code(content, code), sort_keys=True).encode()).hexdigest()
+
+def seat_records(cache_dir: Path) -> CodeRecords:
+    """Which code made each cached SEAT result (`audit.code_records`)."""
+    return CodeRecords(cache_dir / "seat")
+
+
+def why_seat_missing(cache_dir: Path, run: SeatRun, model: PreparedModel, seed: int) -> str | None:
+    """Why a `seat` entry's results on a model are computed again when the same entry's
+    results made by other code are cached ("... version 1, now version 2"); else None."""
+    code = seat_code(run)
+    return seat_records(cache_dir).why_missing(
+        seat_cache_key(run, model, seed, code.default()),
+        seat_cache_key(run, model, seed, code),
+        code,
+        lambda key: cache_path(cache_dir, key).is_file(),
+    )
 
 
 def cache_path(cache_dir: Path, key: str) -> Path:
@@ -159,6 +185,9 @@ def run_seat_stage(
                 records = seat_test_records(run, model_id, results)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_text_atomic(path, _RECORDS.dump_json(records, indent=1).decode())
+                code = seat_code(run)
+                default = seat_cache_key(run, model, seed, code.default())
+                seat_records(cache_dir).remember(default, path.stem, code)
             done[(index, model_id)] = records
         del loaded
     tests = [

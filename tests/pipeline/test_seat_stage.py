@@ -212,3 +212,23 @@ def test_a_missing_seat_folder_stops_the_plan(spec_dir: Path, tmp_path: Path) ->
     no_data = RunSettings(out_dir=tmp_path / "y", cache_dir=tmp_path, device="cpu")
     with pytest.raises(AuditUserError, match=r"<data dir>/seat/: pass --data-dir"):
         plan_audit(loaded, no_data, SilentDisplay())
+
+
+def test_a_raised_seat_version_is_computed_again_and_the_plan_says_why(
+    first_run: tuple[RunOutcome, Path], spec_dir: Path
+) -> None:
+    from audit.measures.catalog import MEASURES
+    from audit.pipeline.plan_text import describe_seat
+    from tests.plugin_versions import registered_as
+
+    _, cache = first_run
+    settings = _settings(spec_dir, cache, "out-plan")
+    same = describe_seat(plan_audit(load_spec(spec_dir / "spec.yaml"), settings, SilentDisplay()))
+    assert "    tiny-bert: in the cache" in same
+    with registered_as(MEASURES, "seat", version="2"):
+        plan = plan_audit(load_spec(spec_dir / "spec.yaml"), settings, SilentDisplay())
+        raised = describe_seat(plan)
+    assert (
+        "    tiny-bert: to compute (the cached copy was made by measure 'seat' version 1, "
+        "now version 2)"
+    ) in raised
