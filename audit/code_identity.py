@@ -20,8 +20,8 @@ tool but the card types.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from audit.cards import PluginKind
 
@@ -29,40 +29,59 @@ from audit.cards import PluginKind
 DEFAULT_VERSION = "1"
 
 
+#: The kinds of code an identity names: the plug-in kinds with cards, and head kinds
+#: (`audit.extrinsic.head_kinds`), which have a version but no card.
+CodeKind = PluginKind | Literal["head_kind"]
+
+
 @dataclass(frozen=True)
 class CodeIdentity:
     """Which code computes an artefact: the plug-in's kind and name, its card version and
     the distribution it came from ("name==version"; None for a built-in or a plug-in
-    registered directly by code)."""
+    registered directly by code). `parts`: other plug-ins whose code also computes it (a
+    fine-tuning's head kind beside its task), each in the key only where it is not a
+    built-in at version 1."""
 
-    kind: PluginKind
+    kind: CodeKind
     name: str
     version: str = DEFAULT_VERSION
     distribution: str | None = None
+    parts: tuple[CodeIdentity, ...] = ()
 
-    def key_fields(self) -> dict[str, str]:
+    def key_fields(self) -> dict[str, Any]:
         """What a cache key holds of this code: the version when it is not the default,
-        the distribution when there is one (empty for a built-in at version 1)."""
-        fields: dict[str, str] = {}
+        the distribution when there is one, and under "with" the parts' own fields where
+        they have any (empty for a built-in at version 1 whose parts are too)."""
+        fields: dict[str, Any] = {}
         if self.version != DEFAULT_VERSION:
             fields["version"] = self.version
         if self.distribution is not None:
             fields["distribution"] = self.distribution
+        parts = {p.label: p.key_fields() for p in self.parts if p.key_fields()}
+        if parts:
+            fields["with"] = parts
         return fields
 
     def default(self) -> CodeIdentity:
-        """The same plug-in as a built-in at version 1: the identity whose key is the key
-        the artefact had before versions entered keys."""
-        return CodeIdentity(self.kind, self.name)
+        """The same plug-in (and parts) as built-ins at version 1: the identity whose key
+        is the key the artefact had before versions entered keys."""
+        return CodeIdentity(self.kind, self.name, parts=tuple(p.default() for p in self.parts))
+
+    def with_parts(self, *parts: CodeIdentity) -> CodeIdentity:
+        return replace(self, parts=self.parts + parts)
 
     def with_fields(self, fields: Mapping[str, Any]) -> CodeIdentity:
-        """The same plug-in with the version and distribution that `key_fields` gave."""
+        """The same plug-in with the version, distribution and parts' fields that
+        `key_fields` gave."""
         distribution = fields.get("distribution")
+        parts_fields = fields.get("with")
+        given: Mapping[str, Any] = parts_fields if isinstance(parts_fields, Mapping) else {}
         return CodeIdentity(
             self.kind,
             self.name,
             str(fields.get("version", DEFAULT_VERSION)),
             None if distribution is None else str(distribution),
+            tuple(p.with_fields(given.get(p.label, {})) for p in self.parts),
         )
 
     @property
@@ -72,9 +91,11 @@ class CodeIdentity:
 
     @property
     def code_text(self) -> str:
-        """ "version 2" or "version 2 from my-plugins==0.3"."""
+        """ "version 2" or "version 2 from my-plugins==0.3", and the parts that are not
+        built-ins at version 1: "version 1 (head kind 'span' version 2)"."""
         source = f" from {self.distribution}" if self.distribution is not None else ""
-        return f"version {self.version}{source}"
+        parts = [f"{p.label} {p.code_text}" for p in self.parts if p.key_fields()]
+        return f"version {self.version}{source}" + (f" ({'; '.join(parts)})" if parts else "")
 
 
 def with_code(payload: Mapping[str, Any], code: CodeIdentity) -> dict[str, Any]:

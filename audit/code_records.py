@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from audit.atomic_write import write_text_atomic
 from audit.code_identity import CodeIdentity, why_remade
@@ -37,7 +38,7 @@ class CodeRecords:
     def _path(self, default_key: str) -> Path:
         return self.folder / RECORDS_FOLDER / f"{default_key}.json"
 
-    def _read(self, default_key: str) -> dict[str, dict[str, str]]:
+    def _read(self, default_key: str) -> dict[str, dict[str, Any]]:
         try:
             data = json.loads(self._path(default_key).read_text(encoding="utf-8"))
         except (OSError, ValueError):

@@ -49,3 +49,29 @@ def registered_as(
 def _state(registry: Registry[Any, Any]) -> list[dict[str, Any]]:
     """The registry's per-name tables (entries, origins, distributions, loaded objects)."""
     return [registry._entries, registry._origins, registry._distributions, registry._loaded]
+
+
+@contextmanager
+def head_kind_as(
+    name: str, *, version: str = "1", distribution: str | None = None
+) -> Iterator[None]:
+    """Head kind `name` at `version`, registered by the entry point of `distribution`
+    ("name==version") when one is given; put back as it was afterwards."""
+    from audit.extrinsic.head_kinds import HEAD_KINDS
+
+    tables = [HEAD_KINDS._entries, HEAD_KINDS._origins, HEAD_KINDS._distributions]
+    saved = [dict(t) for t in tables]
+    changed = replace(HEAD_KINDS.entry(name), version=version)
+    HEAD_KINDS.unregister(name)
+    try:
+        if distribution is None:
+            HEAD_KINDS.register(changed)
+        else:
+            dist, _, dist_version = distribution.partition("==")
+            with _registering(f"{dist} {dist_version} (entry point test)", distribution):
+                HEAD_KINDS.register(changed)
+        yield
+    finally:
+        for table, before in zip(tables, saved, strict=True):
+            table.clear()
+            table.update(before)

@@ -24,8 +24,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, get_args
 
+from audit.code_identity import DEFAULT_VERSION, CodeIdentity
 from audit.errors import AuditUserError, UnknownNameError
-from audit.plugins import BUILT_IN, PluginError, current_origin, ensure_loaded
+from audit.plugins import (
+    BUILT_IN,
+    PluginError,
+    current_distribution,
+    current_origin,
+    ensure_loaded,
+)
 from audit.registry import NAME_PATTERN, TARGET_PATTERN, did_you_mean
 from audit.results import ChosenCheckpoint, DevCheck
 from audit.results.extrinsic import DevMetric
@@ -46,12 +53,16 @@ class HeadKindEntry:
     """One head kind: its `name` (what an extrinsic task entry's `head`, a `TaskHead`'s
     `kind` and a fine-tuning's summary say), what its head is (`summary`, for the plan and
     the docs), its dev score (`dev_metric`: the `DevEvaluation` field its head's metric
-    fills, higher is better) and `target`, "package.module:attribute" of its rules."""
+    fills, higher is better), `target`, "package.module:attribute" of its rules, and
+    `version`, which fine-tunings' cache keys hold (as a card's version)."""
 
     name: str
     summary: str
     dev_metric: DevMetric
     target: str
+    #: Raise it when what the kind computes changes (its head, loss or prediction): every
+    #: fine-tuning with a head of the kind is then made again (`code_identity`).
+    version: str = DEFAULT_VERSION
 
 
 class HeadKindRules(Protocol):
@@ -107,6 +118,7 @@ class HeadKindRegistry:
     def __init__(self) -> None:
         self._entries: dict[str, HeadKindEntry] = {}
         self._origins: dict[str, str] = {}
+        self._distributions: dict[str, str] = {}
         self._loaded: dict[str, HeadKind] = {}
 
     def register(self, entry: HeadKindEntry) -> HeadKindEntry:
@@ -135,12 +147,16 @@ class HeadKindRegistry:
             )
         self._entries[entry.name] = entry
         self._origins[entry.name] = current_origin() or BUILT_IN
+        distribution = current_distribution()
+        if distribution is not None:
+            self._distributions[entry.name] = distribution
         return entry
 
     def unregister(self, name: str) -> None:
         """Remove a head kind (a test's toy kind cleans up with this)."""
         self._entries.pop(name, None)
         self._origins.pop(name, None)
+        self._distributions.pop(name, None)
         self._loaded.pop(name, None)
 
     def registered(self, name: str) -> bool:
@@ -157,6 +173,17 @@ class HeadKindRegistry:
         """Where kind `name` comes from: "built-in" or the entry point that registered it."""
         self.entry(name)
         return self._origins[name]
+
+    def code_identity(self, name: str) -> CodeIdentity:
+        """The code of kind `name` as fine-tunings' cache keys hold it: its version and,
+        for a kind an entry point registered, its distribution ("name==version")."""
+        entry = self.entry(name)
+        return CodeIdentity(
+            kind="head_kind",
+            name=name,
+            version=entry.version,
+            distribution=self._distributions.get(name),
+        )
 
     def __contains__(self, name: object) -> bool:
         ensure_loaded()

@@ -9,15 +9,14 @@
 
 The key is a sha256 over the model's fingerprint, the task's name and options, the
 fine-tuning settings (seed and pooling filled in; `checkpoint_every` included, since K
-decides which curve points exist, although resuming is exact whatever K is; `checkpoint`,
-which only chooses among the stored points, and `seeds`, which says how many fine-tunings
-to run, each keyed by its own seed, left out), the
-head's hash of the training and dev data (a classifier's: with its label order) and the
-task's code identity (its card version and distribution, `audit.code_identity`: nothing
-for a built-in at version 1, whose keys are those it had before). The same spec never
-fine-tunes twice; a raised version or distribution fine-tunes again, and `audit plan`
-says why (`ArtefactStore.why_missing`). `planned_key` gives the key without loading the model,
-so a plan can tell what is cached; `cached_finetune` reads or fine-tunes and stores.
+decides which curve points exist; `checkpoint`, which only chooses among the stored
+points, and `seeds`, each fine-tuning keyed by its own seed, left out), the head's hash
+of the training and dev data (a classifier's: with its label order) and the code identity
+of the task and of its head kind (versions and distributions, `audit.code_identity`:
+nothing for built-ins at version 1, whose keys are those they had before). The same spec
+never fine-tunes twice; a raised version or distribution fine-tunes again, and `audit
+plan` says why (`ArtefactStore.why_missing`). `planned_key` gives the key without loading
+the model; `cached_finetune` reads or fine-tunes and stores.
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from audit.code_identity import CodeIdentity, with_code
 from audit.extrinsic.finetune.settings import FineTuneSettings
 from audit.extrinsic.finetune.task_head import TaskHead
+from audit.extrinsic.head_kinds import HEAD_KINDS
 from audit.results import FineTuneSummary
 from audit.training.store import ArtefactStore, content_key
 
@@ -87,40 +87,27 @@ def task_code(task: str) -> CodeIdentity:
     return EXTRINSIC_TASKS.code_identity(task)
 
 
-def finetune_store(cache_dir: Path, code: CodeIdentity | None = None, **key: Any) -> FineTuneStore:
+def finetune_store(
+    cache_dir: Path,
+    code: CodeIdentity | None = None,
+    *,
+    head_kind: str | None = None,
+    **key: Any,
+) -> FineTuneStore:
     """The store of the fine-tuning `finetune_key(**key)` keys, which knows the code that
-    makes it (`ArtefactStore.for_code`; `code` default: the registered task's)."""
+    makes it (`ArtefactStore.for_code`; `code` default: the registered task's, with the
+    registered `head_kind`'s code as its part when one is named)."""
     code = code or task_code(key["task"])
+    if head_kind is not None:
+        code = code.with_parts(HEAD_KINDS.code_identity(head_kind))
     return FineTuneStore.for_code(cache_dir, code, lambda c: finetune_key(code=c, **key))
 
 
-def planned_key(
-    head: TaskHead,
-    *,
-    model_fingerprint: str,
-    model_type: Literal["masked", "causal"],
-    task: str,
-    task_options: Mapping[str, Any],
-    settings: FineTuneSettings,
-    train_rows: Sequence[Any],
-    dev_rows: Sequence[Any],
-    code: CodeIdentity | None = None,
-) -> str:
+def planned_key(head: TaskHead, **store: Any) -> str:
     """The key `cached_finetune` uses, computed without loading the model (to tell at
-    planning time whether the fine-tuning is cached). `settings.seed` must be filled in;
-    `code`: the task's code identity (default: the registered task's)."""
-    return planned_store(
-        Path(),
-        head,
-        model_fingerprint=model_fingerprint,
-        model_type=model_type,
-        task=task,
-        task_options=task_options,
-        settings=settings,
-        train_rows=train_rows,
-        dev_rows=dev_rows,
-        code=code,
-    ).key
+    planning time whether the fine-tuning is cached): `planned_store`'s key for the same
+    keyword arguments (`settings.seed` filled in; `code`: default the registered task's)."""
+    return planned_store(Path(), head, **store).key
 
 
 def planned_store(
@@ -144,6 +131,7 @@ def planned_store(
     return finetune_store(
         cache_dir,
         code,
+        head_kind=head.kind,
         model_fingerprint=model_fingerprint,
         task=task,
         task_options=task_options,
@@ -305,6 +293,7 @@ def cached_finetune(
     store = finetune_store(
         cache_dir,
         code,
+        head_kind=head.kind,
         model_fingerprint=loaded.fingerprint,
         task=task,
         task_options=task_options,
@@ -377,8 +366,6 @@ def load_finetuned(
     settings = FineTuneSettings.model_validate(summary.settings)
     assert settings.seed is not None
     if head is None:
-        from audit.extrinsic.head_kinds import HEAD_KINDS
-
         head = HEAD_KINDS[summary.kind].rules.stored_head(summary.labels)
     model = build_task_model(
         loaded,
