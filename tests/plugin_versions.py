@@ -4,7 +4,7 @@ as it was (same entry, origin and place) afterwards."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
@@ -33,17 +33,26 @@ def registered_as(
         changed = replace(entry, card=card)
     registry.unregister(name)
     try:
-        if distribution is None:
-            registry.register(changed)
-        else:
-            dist, _, dist_version = distribution.partition("==")
-            with _registering(f"{dist} {dist_version} (entry point test)", distribution):
-                registry.register(changed)
+        _register(registry.register, changed, distribution)
         yield
     finally:
-        for current, before in zip(_state(registry), saved, strict=True):
-            current.clear()
-            current.update(before)
+        _restore(_state(registry), saved)
+
+
+def _register(register: Callable[[Any], Any], entry: Any, distribution: str | None) -> None:
+    """`register(entry)`, as the entry point of `distribution` would when one is given."""
+    if distribution is None:
+        register(entry)
+        return
+    dist, _, dist_version = distribution.partition("==")
+    with _registering(f"{dist} {dist_version} (entry point test)", distribution):
+        register(entry)
+
+
+def _restore(tables: list[dict[str, Any]], saved: list[dict[str, Any]]) -> None:
+    for table, before in zip(tables, saved, strict=True):
+        table.clear()
+        table.update(before)
 
 
 def _state(registry: Registry[Any, Any]) -> list[dict[str, Any]]:
@@ -64,14 +73,7 @@ def head_kind_as(
     changed = replace(HEAD_KINDS.entry(name), version=version)
     HEAD_KINDS.unregister(name)
     try:
-        if distribution is None:
-            HEAD_KINDS.register(changed)
-        else:
-            dist, _, dist_version = distribution.partition("==")
-            with _registering(f"{dist} {dist_version} (entry point test)", distribution):
-                HEAD_KINDS.register(changed)
+        _register(HEAD_KINDS.register, changed, distribution)
         yield
     finally:
-        for table, before in zip(tables, saved, strict=True):
-            table.clear()
-            table.update(before)
+        _restore(tables, saved)
