@@ -172,7 +172,8 @@ def run_seat_stage(
         for index, run in enumerate(plan.runs):
             if model_id not in run.models:
                 continue
-            path = cache_path(cache_dir, seat_cache_key(run, model, seed))
+            code = seat_code(run)
+            path = cache_path(cache_dir, seat_cache_key(run, model, seed, code))
             records = _cached(path, run, model_id)
             if records is None:
                 if loaded is None:
@@ -185,7 +186,6 @@ def run_seat_stage(
                 records = seat_test_records(run, model_id, results)
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_text_atomic(path, _RECORDS.dump_json(records, indent=1).decode())
-                code = seat_code(run)
                 default = seat_cache_key(run, model, seed, code.default())
                 seat_records(cache_dir).remember(default, path.stem, code)
             done[(index, model_id)] = records

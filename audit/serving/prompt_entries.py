@@ -25,8 +25,9 @@ from audit.serving.client import CompletionClient, EndpointError, EndpointSettin
 
 @dataclass(frozen=True)
 class EchoedTokens:
-    """One prompt's echoed entries: token texts and their log-probabilities (None for the
-    first, as the OpenAI format has it), and each entry's top predictions."""
+    """One prompt's entries after the BOS: token texts and their log-probabilities (the
+    first None where the server gives the first token no value, as llama-cpp-python's
+    echo does), and each entry's top predictions."""
 
     tokens: list[str]
     logprobs: list[float | None]
