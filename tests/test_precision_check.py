@@ -240,7 +240,7 @@ datasets:
   - {{name: toxigen, limit: 20}}
 scorers: {{masked: [cps], causal: [ll]}}
 measures: [bias_score]
-report: {{formats: [html]}}
+report: {{formats: []}}
 """
 
 

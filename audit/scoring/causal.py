@@ -33,6 +33,7 @@ from audit.scoring.batching import (
     memory_token_budget,
     model_dims,
     pack_by_length,
+    padding_share,
 )
 from audit.scoring.causal_batch import CausalBatch, padded_causal_batch
 from audit.scoring.layer_ticks import LayerTicks
@@ -172,7 +173,9 @@ def summed_log_likelihoods(
     order: list[int] = []
     sums: list[torch.Tensor] = []  # per batch, left on the device until every batch has run
     with torch.inference_mode(), LayerTicks(model.model, progress) as ticks:
-        for batch in pack_by_length([len(x) for x in ids], _token_budget(model)):
+        lengths = [len(x) for x in ids]
+        packing = padding_share(model.device)
+        for batch in pack_by_length(lengths, _token_budget(model), max_padding=packing):
             batch_ids = [ids[i] for i in batch]
             batch_starts = [starts[i] for i in batch]
             inputs = [np.array([len(x) for x in batch_ids]), np.concatenate(batch_ids)]

@@ -23,7 +23,12 @@ import torch
 from audit.models.device import use_all_cores
 from audit.models.loaded import LoadedModel
 from audit.scoring.batch_journal import journaled
-from audit.scoring.batching import default_token_budget, model_dims, pack_by_length
+from audit.scoring.batching import (
+    default_token_budget,
+    model_dims,
+    pack_by_length,
+    padding_share,
+)
 from audit.scoring.layer_ticks import LayerTicks
 from audit.scoring.masked.forward import (
     eager_attention,
@@ -169,7 +174,8 @@ def run_masked_copies(
     # Each batch's scores stay on the device until every batch has run: one transfer back.
     pending: list[tuple[list[int], list[int], torch.Tensor]] = []
     with scoring_mode(loaded, autocast=autocast), LayerTicks(loaded.model, progress) as ticks:
-        for batch in pack_by_length([len(c.ids) for c in copies], budget):
+        lengths = [len(c.ids) for c in copies]
+        for batch in pack_by_length(lengths, budget, max_padding=padding_share(device)):
             members = [copies[i] for i in batch]
             worth = tracker.finishing(np.array([c.sentence for c in members], dtype=np.int64))
             host_ids, host_attention, longest = _pad_batch([c.ids for c in members], pad_id)
@@ -330,7 +336,8 @@ def run_unmasked(
     batches: list[list[int]] = []
     outputs: list[torch.Tensor] = []
     with scoring_mode(loaded, autocast=autocast), attention_kernel, ticks:
-        for batch in pack_by_length([len(s.ids) for s in sentences], budget):
+        lengths = [len(s.ids) for s in sentences]
+        for batch in pack_by_length(lengths, budget, max_padding=padding_share(device)):
             members = [sentences[i] for i in batch]
             host_ids, host_attention, longest = _pad_batch([s.ids for s in members], pad_id)
             ids, attention = to_device(host_ids, device), to_device(host_attention, device)
