@@ -49,14 +49,16 @@ __all__ = ["Calibrator", "StageEstimate", "describe_times", "estimate_times"]
 def scoring_estimates(
     plan: AuditPlan, cache: ScoreCache, calibrator: Calibrator
 ) -> list[StageEstimate]:
-    """Each unit with sentences to score: its time from the scorer's measured rate."""
+    """Each unit with sentences to score, the held-out text's (the variants' language-
+    modelling cost, scored in the same stage) included: its time from the scorer's
+    measured rate."""
     from audit.ids import canonical_options
     from audit.scoring.catalog import SCORERS
     from audit.scoring.runner import planned_work, unit_input, unit_jobs
 
     estimates: list[StageEstimate] = []
-    for unit in plan.units:
-        dataset = plan.datasets[unit.dataset]
+    for unit in [*plan.units, *plan.lm_quality_units]:
+        dataset = plan.dataset(unit.dataset)
         shape = unit_input(unit.scorer)
         timed_on = timed_as(plan, unit.model)
         model = plan.models[timed_on]

@@ -56,9 +56,9 @@ def served_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
         + " scored through a serving endpoint, from the log-probabilities the server returned "
         "for the given text: "
         + "; ".join(lines)
-        + ". The numbers are the server's, in the precision it computes in (a GGUF server "
-        "uses its quantised weights), not those of float32 weights loaded here; the probe "
-        "digest identifies what answered."
+        + ". The numbers are the server's, from the weights and precision it serves (a GGUF "
+        "server's quantised weights, a vLLM server's --dtype), which can differ from "
+        "float32 weights loaded here; the probe digest identifies what answered."
     )
     if changed:
         text += (
