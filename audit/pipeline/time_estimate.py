@@ -38,6 +38,7 @@ from audit.pipeline.steps import unit_line
 if TYPE_CHECKING:
     from audit.extrinsic.planned import PlannedTask
     from audit.models.loaded import LoadedModel
+    from audit.models.self_debias import SelfDebiasSettings
     from audit.pipeline.audit_plan import AuditPlan
     from audit.scoring.cache import ScoreCache
     from audit.scoring.units import ScoreUnit
@@ -85,6 +86,7 @@ def scoring_estimates(
             estimates.append(StageEstimate("scoring", what, None, basis))
             continue
         info = SCORERS.entry(unit.scorer.name).info
+        debias = _self_debias_settings(plan, unit.model) if timed_on != unit.model else None
         key = calibrator.key(
             "score",
             model,
@@ -92,42 +94,50 @@ def scoring_estimates(
             canonical_options(unit.scorer.options),
             unit.dataset,
             sample_hash([j.texts for j in spread_sample(jobs, 256)]),
+            *([] if debias is None else [f"self_debias {debias.as_json()}"]),
         )
         basis = (
             f"{unit.scorer.label} timed on slices of {unit.dataset} sorted by length, "
             f"with {timed_on} on {model.device}"
         )
-        throughput = calibrator.throughput(
-            key,
-            timed_on,
-            float32=False,
-            timing=_scoring_timing(unit, jobs, shape.work),
-            basis=basis,
-        )
-        if timed_on != unit.model:
+        timing = _scoring_timing(unit, jobs, shape.work)
+        if debias is not None:
+            # its base with the variant's prefixes: each row runs once more per prefix,
+            # and each prefixed copy is longer than the sentence by its prefix
+            timing = _with_self_debias(timing, debias, unit.model)
+            basis += f" and {unit.model}'s {len(debias.prefixes)} Self-Debias prefixes"
+        throughput = calibrator.throughput(key, timed_on, float32=False, timing=timing, basis=basis)
+        if debias is not None:
+            what += f" (timed on its base {timed_on} with its prefixes)"
+        elif timed_on != unit.model:
             what += f" (timed as its base {timed_on})"
-        estimate = estimate_of("scoring", what, throughput, to_score, "sentence")
-        groups = _scoring_time_groups(plan, unit.model) if timed_on != unit.model else 1
-        if estimate.seconds is not None and groups > 1:
-            estimate = dataclasses.replace(
-                estimate,
-                seconds=estimate.seconds * groups,
-                basis=estimate.basis + f"; x {groups} for Self-Debias's prefixed copies (more "
-                "on short sentences: each copy is longer by its prefix)",
-            )
-        estimates.append(estimate)
+        estimates.append(estimate_of("scoring", what, throughput, to_score, "sentence"))
     return estimates
 
 
-def _scoring_time_groups(plan: AuditPlan, model_id: str) -> int:
-    """Rows per scored row of a scoring-time variant (Self-Debias: 1 + its prefixes);
-    1 for any other model."""
+def _self_debias_settings(plan: AuditPlan, model_id: str) -> SelfDebiasSettings | None:
+    """The Self-Debias settings of a scoring-time variant; None for any other model."""
     if plan.variants is None:
-        return 1
+        return None
     for job in plan.variants.jobs:
         if job.model_id == model_id and job.scoring_settings is not None:
-            return 1 + len(job.scoring_settings(job.options).prefixes)
-    return 1
+            return job.scoring_settings(job.options)
+    return None
+
+
+def _with_self_debias(
+    timing: Callable[[LoadedModel], tuple[float, int]],
+    settings: SelfDebiasSettings,
+    model_id: str,
+) -> Callable[[LoadedModel], tuple[float, int]]:
+    """`timing` run on its base model with `settings`' prefixes, as the variant scores."""
+    from audit.models.self_debias import prepare_self_debias
+
+    def timed(loaded: LoadedModel) -> tuple[float, int]:
+        debias = prepare_self_debias(settings, loaded.tokenizer, loaded.model, model_id)
+        return timing(dataclasses.replace(loaded, self_debias=debias))
+
+    return timed
 
 
 def _scoring_timing(
