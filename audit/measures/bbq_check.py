@@ -27,7 +27,7 @@ from audit.data.builtin.bbq import CATEGORIES, BbqOptions, file_name, found_cate
 from audit.data.items import ChoiceItem
 from audit.data.reading import read_jsonl
 from audit.errors import AuditUserError, DataError
-from audit.measures.bbq import KINDS, bbq_counts, bbq_values
+from audit.measures.bbq import KINDS, Answered, bbq_counts, bbq_values
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def check_predictions(
 
 def _row(group: str, items: Sequence[ChoiceItem], predictions: Mapping[str, int]) -> CheckRow:
     chosen = [item for item in items if item.item_id in predictions]
-    arrays = (
+    answered = Answered(
         np.array([predictions[i.item_id] for i in chosen], dtype=np.int64),
         np.array([i.label for i in chosen], dtype=np.int64),
         np.array([i.unknown for i in chosen], dtype=np.int64),
@@ -112,10 +112,10 @@ def _row(group: str, items: Sequence[ChoiceItem], predictions: Mapping[str, int]
     )
     values = {}
     for kind in KINDS:
-        value = float(bbq_values(kind, *arrays)) if chosen else float("nan")
+        value = float(bbq_values(kind, answered)) if chosen else float("nan")
         values[kind] = value if np.isfinite(value) else None
-    ambig = bbq_counts("bias_ambig", *arrays)
-    disambig = bbq_counts("bias_disambig", *arrays)
+    ambig = bbq_counts("bias_ambig", answered)
+    disambig = bbq_counts("bias_disambig", answered)
     return CheckRow(
         group=group,
         n_questions=len(items),

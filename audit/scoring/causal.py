@@ -35,9 +35,9 @@ from audit.scoring.batching import (
     pack_by_length,
     padding_share,
 )
-from audit.scoring.causal_batch import CausalBatch, padded_causal_batch
+from audit.scoring.causal_batch import CausalBatch, CausalTensors, padded_causal_batch
 from audit.scoring.layer_ticks import LayerTicks
-from audit.scoring.transfer import to_device, to_host
+from audit.scoring.transfer import to_host
 
 if TYPE_CHECKING:
     import torch
@@ -224,18 +224,10 @@ def summed_target_log_probs(model: LoadedModel, batch: CausalBatch) -> torch.Ten
     log-probabilities taken at the chosen positions only, summed on the device."""
     import torch
 
-    device = model.device
-    row_t = to_device(batch.rows, device)
-    token_lp = _target_log_probs(
-        model,
-        to_device(batch.input_ids, device),
-        to_device(batch.attention, device),
-        row_t,
-        to_device(batch.cols, device),
-        to_device(batch.targets, device),
-    )
+    on_device = batch.to(model.device)
+    token_lp = _target_log_probs(model, on_device)
     sums = torch.zeros(len(batch.input_ids), dtype=torch.float64, device=token_lp.device)
-    sums.index_add_(0, row_t.to(token_lp.device), token_lp.double())
+    sums.index_add_(0, on_device.rows.to(token_lp.device), token_lp.double())
     return sums
 
 
@@ -253,20 +245,15 @@ def _head_is_plain(model: LoadedModel) -> bool:
     return model.model.get_output_embeddings() is not None and hasattr(model.model, "base_model")
 
 
-def _target_log_probs(
-    model: LoadedModel,
-    input_ids: torch.Tensor,
-    attention: torch.Tensor,
-    rows: torch.Tensor,
-    cols: torch.Tensor,
-    targets: torch.Tensor,
-) -> torch.Tensor:
+def _target_log_probs(model: LoadedModel, batch: CausalTensors) -> torch.Tensor:
     """log P(target) at each (row, col) prediction position, float32 log-normaliser (a
     Self-Debias model's rescaled distribution, `_debiased_target_log_probs`)."""
     import torch
 
     if model.self_debias is not None:
-        return _debiased_target_log_probs(model, input_ids, attention, rows, cols, targets)
+        return _debiased_target_log_probs(model, batch)
+    input_ids, attention, rows, cols = batch.input_ids, batch.attention, batch.rows, batch.cols
+    targets = batch.targets
     # A model spread over devices (`device_map: auto`) returns its outputs on its last
     # device: indices go there, results come back to the inputs' device (no-ops otherwise).
     if not _head_is_plain(model):
@@ -302,14 +289,7 @@ def _logsumexp_in_place(logits: torch.Tensor) -> torch.Tensor:
     return logits.sub_(peak).exp_().sum(dim=-1).log_().add_(peak.squeeze(-1))
 
 
-def _debiased_target_log_probs(
-    model: LoadedModel,
-    input_ids: torch.Tensor,
-    attention: torch.Tensor,
-    rows: torch.Tensor,
-    cols: torch.Tensor,
-    targets: torch.Tensor,
-) -> torch.Tensor:
+def _debiased_target_log_probs(model: LoadedModel, batch: CausalTensors) -> torch.Tensor:
     """log p~(target) of Self-Debias (`audit.scoring.self_debias`): one forward pass over
     the batch and its prefixed copies; the head runs on the read rows of every group, a
     chunk of rows at a time, and the rescaled distribution is read at the targets."""
@@ -320,10 +300,11 @@ def _debiased_target_log_probs(
 
     debias = model.self_debias
     assert debias is not None
+    input_ids, attention, targets = batch.input_ids, batch.attention, batch.targets
     check_expanded_length(model, attention, sequence_limit(model.model, model.tokenizer))
     pad = model.tokenizer.pad_token_id
     wide = expand_batch(
-        debias, input_ids, attention, rows, cols, pad_id=0 if pad is None else int(pad)
+        debias, input_ids, attention, batch.rows, batch.cols, pad_id=0 if pad is None else int(pad)
     )
     n = len(targets)
     plain = _head_is_plain(model)

@@ -11,8 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from audit.scoring.transfer import to_device
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,22 @@ class CausalBatch:
     rows: np.ndarray  # [targets] int64: the sequence of each target
     cols: np.ndarray  # [targets] int64: the position that predicts it
     targets: np.ndarray  # [targets] int64: the token predicted
+
+    def to(self, device: torch.device) -> CausalTensors:
+        """The batch as tensors on `device` (sent without blocking on CUDA)."""
+        arrays = (self.input_ids, self.attention, self.rows, self.cols, self.targets)
+        return CausalTensors(*(to_device(array, device) for array in arrays))
+
+
+@dataclass(frozen=True)
+class CausalTensors:
+    """A `CausalBatch` on the model's device."""
+
+    input_ids: torch.Tensor
+    attention: torch.Tensor
+    rows: torch.Tensor
+    cols: torch.Tensor
+    targets: torch.Tensor
 
 
 def padded_causal_batch(
