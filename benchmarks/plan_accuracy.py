@@ -10,6 +10,7 @@ recorded: other work on the machine slows both.
 
     .venv/bin/python benchmarks/plan_accuracy.py SPEC [--data-dir ../shared/data]
         [--seconds 600] [--calibrate] [--json OUT.json]
+    .venv/bin/python benchmarks/plan_accuracy.py SPEC --json OUT.json --reread
 """
 
 from __future__ import annotations
@@ -114,6 +115,34 @@ def per_sentence(piece: dict) -> float | None:
     return float(piece["seconds"]) / int(match.group(1).replace(",", ""))
 
 
+def units_of(pieces: list[dict], stderr: str) -> list[UnitRate]:
+    """Each estimated piece beside the run's own rate for it (its progress lines)."""
+    rates = unit_rates(stderr)
+    units = []
+    for piece in pieces:
+        # "what" reads "<unit>: <work>"; a unit's name may hold a colon itself
+        # ("minilm-mlm x lm-quality:held-out x pll: 500 sentences")
+        head = piece["what"].split(": ")[0]
+        if piece["stage"] == "scoring":
+            label = " · ".join(head.split(" x "))
+        elif piece["stage"] == "training":
+            label = next((k for k in rates if k.startswith(f"training {head.split()[0]} ")), "")
+        elif piece["stage"] == "fine-tuning":
+            label = next((k for k in rates if k.startswith(f"fine-tuning {head}")), "")
+        else:
+            continue
+        measured = rates.get(label)
+        units.append(
+            UnitRate(
+                head,
+                per_sentence(piece),
+                measured[0] if measured else None,
+                measured[1] if measured else 0,
+            )
+        )
+    return units
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("spec", type=Path)
@@ -121,7 +150,27 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=600.0)
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--reread",
+        action="store_true",
+        help="plan and run nothing: match the units again in the record `--json` names "
+        "(from its stored plan and stderr) and write it back",
+    )
     args = parser.parse_args()
+    if args.reread:
+        record = json.loads(args.json.read_text())
+        units = units_of(record["plan"]["pieces"], record["stderr"])
+        record["units"] = [asdict(u) for u in units]
+    else:
+        record = measure(args)
+        units = [UnitRate(**u) for u in record["units"]]
+    report(record, units)
+    if args.json is not None:
+        args.json.write_text(json.dumps(record, indent=1))
+
+
+def measure(args: argparse.Namespace) -> dict:
+    """The plan's estimate, then the run, from two empty caches."""
     with tempfile.TemporaryDirectory(prefix="plan-accuracy-") as work:
         root = Path(work)
         record: dict = {"spec": str(args.spec), "cpus": os.cpu_count()}
@@ -132,31 +181,15 @@ def main() -> None:
         record["load_after_run"] = load()
         stderr = run.pop("stderr")
         record["run"] = run
-        rates = unit_rates(stderr)
-        units = []
-        for piece in record["plan"]["pieces"]:
-            head = piece["what"].split(":")[0]
-            if piece["stage"] == "scoring":
-                label = " · ".join(head.split(" x "))
-            elif piece["stage"] == "training":
-                label = next((k for k in rates if k.startswith(f"training {head.split()[0]} ")), "")
-            elif piece["stage"] == "fine-tuning":
-                label = next((k for k in rates if k.startswith(f"fine-tuning {head}")), "")
-            else:
-                continue
-            measured = rates.get(label)
-            units.append(
-                UnitRate(
-                    head,
-                    per_sentence(piece),
-                    measured[0] if measured else None,
-                    measured[1] if measured else 0,
-                )
-            )
+        units = units_of(record["plan"]["pieces"], stderr)
         record["units"] = [asdict(u) for u in units]
         record["stderr"] = stderr
+    return record
+
+
+def report(record: dict, units: list[UnitRate]) -> None:
     print(
-        f"{args.spec}: plan {record['plan']['total_s']:.0f} s (plan took "
+        f"{record['spec']}: plan {record['plan']['total_s']:.0f} s (plan took "
         f"{record['plan']['plan_wall_s']:.0f} s, load {record['load_before_plan']})"
     )
     state = "finished" if record["run"]["finished"] else "stopped"
@@ -172,8 +205,6 @@ def main() -> None:
             f"  {u.unit}: estimate {u.estimate_s_per_sentence} s/sentence, measured "
             f"{u.measured_s_per_sentence} over {u.sentences_measured}{ratio}"
         )
-    if args.json is not None:
-        args.json.write_text(json.dumps(record, indent=1))
 
 
 if __name__ == "__main__":
