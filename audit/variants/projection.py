@@ -61,28 +61,40 @@ def principal_components(rows: torch.Tensor, k: int) -> torch.Tensor:
 
 
 def linear_svm(
-    x: torch.Tensor, y: torch.Tensor, *, c: float = 1.0, max_iter: int = 200
+    x: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    c: float = 1.0,
+    max_iter: int = 200,
+    exactly: int | None = None,
 ) -> torch.Tensor:
     """One-vs-rest linear SVM without intercept, LinearSVC's primal objective
     0.5 ||w||^2 + C sum max(0, 1 - t w.x)^2 (t = +-1) per class; returns the weights
-    (1 x d for two classes, one row per class otherwise)."""
+    (1 x d for two classes, one row per class otherwise). `exactly` runs every fit for that
+    many L-BFGS iterations, converged or not: only for timing (`audit plan`), as random
+    vectors converge in a few iterations where real hidden states take many
+    (benchmarks/results/inlp_iterations_*.json)."""
     x = x.double()
     classes = torch.unique(y)
     targets = classes[1:] if len(classes) == 2 else classes
     rows = [
-        _fit_one(x, torch.where(y == label, 1.0, -1.0).double(), c, max_iter) for label in targets
+        _fit_one(x, torch.where(y == label, 1.0, -1.0).double(), c, max_iter, exactly)
+        for label in targets
     ]
     return torch.stack(rows)
 
 
-def _fit_one(x: torch.Tensor, t: torch.Tensor, c: float, max_iter: int) -> torch.Tensor:
-    """One class against the rest (targets t = +-1) by full-batch L-BFGS."""
+def _fit_one(
+    x: torch.Tensor, t: torch.Tensor, c: float, max_iter: int, exactly: int | None
+) -> torch.Tensor:
+    """One class against the rest (targets t = +-1) by full-batch L-BFGS (`exactly`:
+    negative tolerances, so that no convergence test stops it before that many)."""
     w = torch.zeros(x.shape[1], dtype=torch.float64, requires_grad=True)
     optimiser = torch.optim.LBFGS(
         [w],
-        max_iter=max_iter,
-        tolerance_grad=1e-9,
-        tolerance_change=1e-12,
+        max_iter=max_iter if exactly is None else exactly,
+        tolerance_grad=1e-9 if exactly is None else -1.0,
+        tolerance_change=1e-12 if exactly is None else -1.0,
         history_size=20,
         line_search_fn="strong_wolfe",
     )
@@ -129,11 +141,14 @@ def inlp_projection(
     y_dev: torch.Tensor,
     *,
     iterations: int,
+    fit_iterations: int | None = None,
 ) -> InlpResult:
     """INLP as bias-bench runs it (autoregressive, min_accuracy 0, no dropout): train a
     linear classifier of the attribute labels, add its row space to the removed
     directions, retrain on the data projected onto the nullspace of all so far; P is the
-    projection onto the intersection of the nullspaces (Ben-Israel's formula)."""
+    projection onto the intersection of the nullspaces (Ben-Israel's formula).
+    `fit_iterations`: each classifier runs exactly that many L-BFGS iterations (timing
+    only, `linear_svm`'s `exactly`)."""
     dim = x_train.shape[1]
     x_train, x_dev = x_train.double(), x_dev.double()
     rowspaces: list[torch.Tensor] = []
@@ -141,7 +156,7 @@ def inlp_projection(
     projection = torch.eye(dim, dtype=torch.float64)
     for _ in range(iterations):
         train, dev = x_train @ projection.T, x_dev @ projection.T
-        weights = linear_svm(train, y_train)
+        weights = linear_svm(train, y_train, exactly=fit_iterations)
         accuracies.append(accuracy(weights, dev, y_dev, torch.unique(y_train)))
         rowspaces.append(torch.eye(dim, dtype=torch.float64) - nullspace_of(weights, dim))
         projection = nullspace_of(_orth(torch.stack(rowspaces).sum(0)).T, dim)

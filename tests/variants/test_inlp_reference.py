@@ -198,3 +198,30 @@ def test_the_plan_rehearses_the_reference_with_its_own_classifier() -> None:
         done = plan.run(8)
         assert isinstance(done, kind) and done.projection.shape == (8, 8)
         assert plan.count == 82 and plan.unit == "INLP iteration"
+
+
+def test_the_plan_times_the_formula_classifiers_at_real_data_iterations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Real hidden states take INLP's L-BFGS fits through many more iterations than random
+    vectors (benchmarks/results/inlp_iterations_*_full.json): the rehearsal runs each of
+    its fits for REHEARSED_FIT_ITERATIONS, the fit itself stops at convergence."""
+    from audit.variants.methods.inlp import REHEARSED_FIT_ITERATIONS, rehearsal
+    from audit.variants.projection import linear_svm
+
+    fits: list[int] = []
+    step = torch.optim.LBFGS.step
+
+    def counted(self: torch.optim.LBFGS, closure: object) -> object:
+        out = step(self, closure)  # type: ignore[arg-type]
+        fits.append(int(self.state[self._params[0]]["n_iter"]))
+        return out
+
+    monkeypatch.setattr(torch.optim.LBFGS, "step", counted)
+    data = labelled_data({"bias": ("a",) * 300, "neutral": ("b",) * 500})
+    rehearsal(InlpOptions(bias_type="religion"), data).run(8)
+    assert fits == [REHEARSED_FIT_ITERATIONS]
+    fits.clear()
+    x = torch.randn(800, 8, generator=torch.Generator().manual_seed(0))
+    linear_svm(x, (x[:, 0] > 0).long())
+    assert len(fits) == 1 and fits[0] < REHEARSED_FIT_ITERATIONS
