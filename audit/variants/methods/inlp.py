@@ -254,8 +254,14 @@ def rehearsal(options: InlpOptions, data: TrainingData) -> Rehearsal:
         from audit.variants.projection import inlp_projection
 
         train, dev, _ = split(sum(sizes), 0)
-        rows, held = (x[train], y[train]), (x[dev], y[dev])
-        return inlp_projection(*rows, *held, iterations=1, fit_iterations=REHEARSED_FIT_ITERATIONS)
+        return inlp_projection(
+            x[train],
+            y[train],
+            x[dev],
+            y[dev],
+            iterations=1,
+            fit_iterations=REHEARSED_FIT_ITERATIONS,
+        )
 
     return Rehearsal(run=one_iteration, count=options.iterations + 2, unit="INLP iteration")
 
