@@ -157,20 +157,18 @@ def main() -> None:
         "(from its stored plan and stderr) and write it back",
     )
     args = parser.parse_args()
-    if args.reread:
-        record = json.loads(args.json.read_text())
-        units = units_of(record["plan"]["pieces"], record["stderr"])
-        record["units"] = [asdict(u) for u in units]
-    else:
-        record = measure(args)
-        units = [UnitRate(**u) for u in record["units"]]
+    if args.reread and args.json is None:
+        parser.error("--reread needs --json: the record to match again")
+    record = json.loads(args.json.read_text()) if args.reread else measure(args)
+    units = units_of(record["plan"]["pieces"], record["stderr"])
+    record["units"] = [asdict(u) for u in units]
     report(record, units)
     if args.json is not None:
         args.json.write_text(json.dumps(record, indent=1))
 
 
 def measure(args: argparse.Namespace) -> dict:
-    """The plan's estimate, then the run, from two empty caches."""
+    """The plan's estimate, then the run, from two empty caches (the run's stderr kept)."""
     with tempfile.TemporaryDirectory(prefix="plan-accuracy-") as work:
         root = Path(work)
         record: dict = {"spec": str(args.spec), "cpus": os.cpu_count()}
@@ -179,11 +177,8 @@ def measure(args: argparse.Namespace) -> dict:
         record["load_before_run"] = load()
         run = run_for(args.spec, args.data_dir, root / "run", root / "out", args.seconds)
         record["load_after_run"] = load()
-        stderr = run.pop("stderr")
+        record["stderr"] = run.pop("stderr")
         record["run"] = run
-        units = units_of(record["plan"]["pieces"], stderr)
-        record["units"] = [asdict(u) for u in units]
-        record["stderr"] = stderr
     return record
 
 
