@@ -4,8 +4,9 @@ estimates are based on.
 A measurement is a short timed run of the actual model (`audit plan --calibrate`) or of
 its architecture with random weights (`audit.pipeline.shape_model`; the same shapes,
 kernels and code, no weights read): a scorer on slices of a unit's own items (the very
-code a run scores with), or a training step (forward and backward of the model's LM
-loss) at a job's batch shape.
+code a run scores with); a training's and a fine-tuning's steps are timed by the run's
+own trainer (`audit.pipeline.time_estimate`, `audit.pipeline.finetune_estimate`) and
+stored here.
 
 A scoring sample is shaped like the run's batches (`time_scoring`): the run sorts a
 unit's sentences by length and packs them into batches of a few thousand tokens, so it
@@ -59,9 +60,6 @@ SCORING_SLICES = 3
 SLICE_TOKENS = 1024
 FIRST_SLICE = 8
 MAX_SLICE = 512
-#: Training steps a training measurement times (after one untimed warm-up step); the
-#: fastest counts (a busy machine only ever slows a step down).
-TRAINING_STEPS = 2
 
 T = TypeVar("T")
 
@@ -220,37 +218,3 @@ def time_once(work: Callable[[], object]) -> float:
     started = clock()
     work()
     return clock() - started
-
-
-def time_training_step(
-    loaded: LoadedModel, texts: Sequence[str], *, batch_size: int, max_length: int
-) -> float:
-    """Seconds of one training step of `loaded` (forward and backward of its LM loss on
-    `batch_size` of `texts`, cut to `max_length` tokens), the fastest of TRAINING_STEPS
-    after one untimed step; the model is left in eval mode with no gradients."""
-    import torch
-
-    tokenizer, model = loaded.tokenizer, loaded.model
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    batch = [texts[i % len(texts)] for i in range(batch_size)]
-    encoded = tokenizer(
-        batch, padding=True, truncation=True, max_length=max_length, return_tensors="pt"
-    ).to(loaded.device)
-    labels = encoded["input_ids"].clone()
-    labels[encoded["attention_mask"] == 0] = -100
-
-    def step() -> None:
-        output = model(**encoded, labels=labels)
-        output.loss.backward()
-        model.zero_grad(set_to_none=True)
-        if loaded.device.type == "cuda":
-            torch.cuda.synchronize(loaded.device)
-
-    model.train()
-    try:
-        step()
-        return min(time_once(step) for _ in range(TRAINING_STEPS))
-    finally:
-        model.eval()
-        model.zero_grad(set_to_none=True)

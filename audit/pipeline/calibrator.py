@@ -34,6 +34,30 @@ class StageEstimate:
     basis: str
 
 
+@dataclass(frozen=True)
+class TimedSteps:
+    """A short training timed by the run's own loop: `first`, the seconds from the call to
+    the end of its first step (the set-up included: the data encoded, a frozen copy, AT's
+    attribute vectors, the first step's warm-up), and `step`, the median of the later
+    steps' seconds."""
+
+    first: float
+    step: float
+
+    def whole(self, steps: int) -> float:
+        """Seconds of a training of `steps` steps: its set-up and first step, then the rest."""
+        return self.first + max(steps - 1, 0) * self.step
+
+    @classmethod
+    def of(cls, began: float, stamps: Sequence[float]) -> TimedSteps:
+        """From the clock's reading at the call and its readings after each step."""
+        import itertools
+        import statistics
+
+        later = [b - a for a, b in itertools.pairwise(stamps)]
+        return cls(first=stamps[0] - began, step=statistics.median(later))
+
+
 #: How a measurement not in the cache is taken: on the model's weights (`audit plan
 #: --calibrate`), on its architecture with random weights (the default), or not at all.
 Mode = Literal["weights", "shape", "none"]

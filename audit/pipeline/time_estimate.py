@@ -10,33 +10,35 @@ unit's own items sorted by length (batched as the run batches them: `calibration
 time_scoring`), times the sentences not yet saved; a variant not trained
 yet is timed as its base (the same shape). A training's time is its steps times the
 seconds of a step: measured by earlier trainings of the same shape on this machine, else
-a few steps of the training itself timed on the base (`time_variant_steps`: the run's
-trainer with the method's objective, AdamW and clipping, so AT's frozen original and
-second batch, CDA's counterfactual sentences and LoRA are in the step's time). A
-fine-tuning's time is its steps times a timed step of the model at the task's batch shape. Post-hoc
-projections (stage "projection") and SEAT (in "scoring") encode sentences instead:
-`audit.pipeline.encode_estimate`.
+a short training by the run's own trainer timed on the base (`time_variant_steps`: the
+method's objective, AdamW and clipping, so AT's frozen original and second batch, CDA's
+counterfactual sentences and LoRA are in the step's time; its set-up and first step,
+where AT computes its attribute vectors, counted once). A
+fine-tuning's time is its steps and checkpoints, timed in a short fine-tuning by the run's
+own code (`audit.pipeline.finetune_estimate`). Post-hoc projections (stage "projection")
+and SEAT (in "scoring") encode sentences instead: `audit.pipeline.encode_estimate`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from audit.calibration import Throughput, spread_sample, time_scoring, time_training_step
+from audit.calibration import Throughput, spread_sample, time_scoring
 from audit.pipeline.calibrator import (
     Calibrator,
     StageEstimate,
+    TimedSteps,
     estimate_of,
     sample_hash,
     timed_as,
 )
 from audit.pipeline.encode_estimate import projection_estimate, seat_estimates
+from audit.pipeline.finetune_estimate import finetune_estimates
 from audit.pipeline.steps import unit_line
 
 if TYPE_CHECKING:
-    from audit.extrinsic.planned import PlannedTask
     from audit.models.loaded import LoadedModel
     from audit.models.self_debias import SelfDebiasSettings
     from audit.pipeline.audit_plan import AuditPlan
@@ -146,15 +148,6 @@ def _scoring_timing(
     return lambda loaded: time_scoring(unit.scorer, jobs, loaded, lambda job: work(job.texts))
 
 
-def _training_timing(
-    texts: Sequence[str], batch_size: int, max_length: int
-) -> Callable[[LoadedModel], tuple[float, int]]:
-    return lambda loaded: (
-        time_training_step(loaded, texts, batch_size=batch_size, max_length=max_length),
-        1,
-    )
-
-
 def training_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEstimate]:
     """Each variant to train: its steps times a step's measured seconds; each post-hoc
     variant to compute: its projection's estimate."""
@@ -185,48 +178,50 @@ def training_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEst
 
 
 def _step_throughput(plan: AuditPlan, calibrator: Calibrator, job: VariantJob) -> Throughput | None:
-    """Seconds of one of the job's training steps, timed through the trainer itself."""
+    """Seconds a step of the job's training, its set-up counted in (a whole training
+    divided by its steps), timed through the trainer itself."""
     import hashlib
     import json
 
     base = plan.models[job.base]
     training = job.training
+    steps = job.total_steps()
     shape = {
         "objective": job.objective.identity(),
         "training": training.model_dump(mode="json", exclude={"steps", "epochs", "seed"}),
+        "steps": steps,
     }
     digest = hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode())
-    key = calibrator.key("train-step", base, digest.hexdigest()[:16])
+    key = calibrator.key("train", base, digest.hexdigest()[:16])
     lora = " with LoRA adapters" if training.lora is not None else ""
     basis = (
         f"{TIMED_TRAINING_STEPS} timed steps of the {job.method.name} training itself "
         f"(its {job.objective.kind} objective, {training.batch_size} x up to "
         f"{training.max_length} tokens, AdamW, clipping{lora}) on {job.base} on "
-        f"{base.device}, the median counted"
+        f"{base.device}, the median counted, and its set-up and first step once"
     )
     return calibrator.throughput(
-        key, job.base, float32=True, timing=_variant_step_timing(job), basis=basis
+        key, job.base, float32=True, timing=_variant_timing(job, steps), basis=basis
     )
 
 
-#: Steps of a variant's training timed for the plan (after one untimed warm-up step).
+#: Steps of a variant's training timed for the plan (after its set-up and first step).
 TIMED_TRAINING_STEPS = 3
 
 
-def _variant_step_timing(job: VariantJob) -> Callable[[LoadedModel], tuple[float, int]]:
+def _variant_timing(job: VariantJob, steps: int) -> Callable[[LoadedModel], tuple[float, int]]:
     def timing(loaded: LoadedModel) -> tuple[float, int]:
-        return time_variant_steps(job, loaded, TIMED_TRAINING_STEPS), 1
+        return time_variant_steps(job, loaded, TIMED_TRAINING_STEPS).whole(steps), steps
 
     return timing
 
 
-def time_variant_steps(job: VariantJob, loaded: LoadedModel, timed: int) -> float:
-    """Median seconds of a step of `job`'s training run on `loaded` (a model built for
-    the measurement: its weights change) by the run's own trainer (`train_job`): the
+def time_variant_steps(job: VariantJob, loaded: LoadedModel, timed: int) -> TimedSteps:
+    """`job`'s training run on `loaded` (a model built for the measurement: its weights
+    change) by the run's own trainer (`train_job`) for `timed` + 1 steps, timed: the
     method's objective on its data, dropout and LoRA as the run puts them, AdamW and
-    gradient clipping; `timed` steps after one untimed warm-up, no checkpoint written."""
-    import itertools
-    import statistics
+    gradient clipping; the set-up and first step (where AT computes its attribute vectors
+    over every attribute sentence) apart from the later steps; no checkpoint written."""
     import tempfile
     from pathlib import Path
 
@@ -238,6 +233,7 @@ def time_variant_steps(job: VariantJob, loaded: LoadedModel, timed: int) -> floa
     )
     stamps: list[float] = []
     with tempfile.TemporaryDirectory(prefix="audit-plan-train-") as work:
+        began = clock()
         train_job(
             dataclasses.replace(job, training=settings),
             loaded,
@@ -245,72 +241,7 @@ def time_variant_steps(job: VariantJob, loaded: LoadedModel, timed: int) -> floa
             stop_after=None,
             progress=lambda _status: stamps.append(clock()),
         )
-    steps = [b - a for a, b in itertools.pairwise(stamps)]
-    return statistics.median(steps)
-
-
-def _row_text(row: object) -> str:
-    """A task row's text: its string fields joined (a sentence pair as one input)."""
-    if isinstance(row, str):
-        return row
-    if dataclasses.is_dataclass(row):
-        values: list[object] = [getattr(row, f.name) for f in dataclasses.fields(row)]
-    elif isinstance(row, dict):
-        values = list(row.values())
-    elif isinstance(row, tuple | list):
-        values = list(row)
-    else:
-        values = []
-    return " ".join(v for v in values if isinstance(v, str) and " " in v)
-
-
-def finetune_estimates(plan: AuditPlan, calibrator: Calibrator) -> list[StageEstimate]:
-    """Each extrinsic fine-tuning not in the cache (each seed of a task with several):
-    its steps times a timed step."""
-    from audit.extrinsic.finetune.store import FineTuneStore
-
-    estimates: list[StageEstimate] = []
-    spec_seed = plan.loaded.spec.seed
-    for task in plan.extrinsic:
-        texts = [t for row in task.data.train[:256] if (t := _row_text(row))]
-        steps = task.total_steps()
-        seeds = task.seeds(spec_seed)
-        for model_id in task.models:
-            model = plan.models.get(model_id)
-            for seed in seeds:
-                if model is not None:
-                    key = task.cache_key(model.fingerprint, model.model_type, seed)
-                    if FineTuneStore.of(plan.settings.cache_dir, key).is_done():
-                        continue
-                which = f" (seed {seed})" if len(seeds) > 1 else ""
-                what = f"{task.name} on {model_id}{which}: {steps:,} steps"
-                timed_on = timed_as(plan, model_id)
-                if timed_on != model_id:
-                    what += f" (timed as its base {timed_on})"
-                throughput = _finetune_throughput(plan, calibrator, task, timed_on, texts)
-                estimates.append(estimate_of("fine-tuning", what, throughput, steps, "step"))
-    return estimates
-
-
-def _finetune_throughput(
-    plan: AuditPlan, calibrator: Calibrator, task: PlannedTask, model_id: str, texts: list[str]
-) -> Throughput | None:
-    model = plan.models[model_id]
-    settings = task.spec.finetune
-    if not texts:
-        return None
-    key = calibrator.key("finetune", model, task.name, settings.batch_size, settings.max_length)
-    basis = (
-        f"a timed forward and backward of {model_id} on {settings.batch_size} x up to "
-        f"{settings.max_length} tokens of {task.name}'s training rows on {model.device}"
-    )
-    return calibrator.throughput(
-        key,
-        model_id,
-        float32=True,
-        timing=_training_timing(texts, settings.batch_size, settings.max_length),
-        basis=basis,
-    )
+    return TimedSteps.of(began, stamps)
 
 
 def estimate_times(

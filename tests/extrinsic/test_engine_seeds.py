@@ -17,8 +17,9 @@ import audit.pipeline.run_stages
 from audit.display import SilentDisplay
 from audit.engine import RunOutcome, executed_steps, plan_audit, run_audit
 from audit.pipeline.audit_plan import AuditPlan
+from audit.pipeline.calibrator import Calibrator
+from audit.pipeline.finetune_estimate import finetune_estimates
 from audit.pipeline.plan_text import describe_extrinsic
-from audit.pipeline.time_estimate import Calibrator, finetune_estimates
 from audit.results import AuditResult
 from audit.spec.loader import load_spec
 from tests.extrinsic.test_engine_extrinsic import make_spec_dir, settings_for

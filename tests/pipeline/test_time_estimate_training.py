@@ -1,6 +1,6 @@
 """`audit plan`'s training estimate: a few steps of the training itself (the run's
 trainer, the method's objective and data, AdamW and clipping), timed on the base model's
-architecture; the median step times the job's steps."""
+architecture; its set-up and first step once, then the median step times the others."""
 
 from __future__ import annotations
 
@@ -21,14 +21,17 @@ from tests.variants.test_engine_variants import spec_dir  # noqa: F401 (a fixtur
 
 
 class StepClock:
-    """A clock whose readings are 1, 2, 3, ... s, then 10 s later for one step: so the
-    median step (1 s) is counted, not the slowest."""
+    """A clock read five times a timed training: at the call, then after each of its four
+    steps: the set-up and first step take 50 s, the next 10 s, the others 1 s each; so
+    the set-up is counted once and the median step (1 s), not the slowest, for the rest."""
 
     def __init__(self) -> None:
         self.now = 0.0
+        self.readings = 0
 
     def __call__(self) -> float:
-        self.now += 10.0 if self.now == 2.0 else 1.0
+        self.now += {0: 0.0, 1: 50.0, 2: 10.0}.get(self.readings % 5, 1.0)
+        self.readings += 1
         return self.now
 
 
@@ -62,13 +65,13 @@ def test_a_training_is_estimated_from_timed_steps_of_itself(
     timed = {model_id for model_id, *_ in trained}
     assert {"gpt2-dropout", "bert-cda", "bert-at"} <= timed
     for _model_id, steps, checkpoint_every, summary in trained:
-        assert steps == TIMED_TRAINING_STEPS + 1  # one untimed warm-up step
+        assert steps == TIMED_TRAINING_STEPS + 1  # the first step timed with the set-up
         assert checkpoint_every > steps
         assert summary.steps == steps and summary.first_loss is not None
     for model_id in ("gpt2-dropout", "bert-cda", "bert-at"):
         estimate = estimates[model_id]
-        # median of the timed steps (1 s, 10 s, 1 s): 1 s a step
-        assert estimate.seconds == pytest.approx(jobs[model_id].total_steps() * 1.0)
+        # the set-up and first step once (50 s), then the median step (of 10, 1, 1 s)
+        assert estimate.seconds == pytest.approx(50.0 + (jobs[model_id].total_steps() - 1))
         job = jobs[model_id]
         method, kind = job.method.name, job.objective.kind
         assert f"{TIMED_TRAINING_STEPS} timed steps of the {method} training itself" in (
