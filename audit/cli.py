@@ -151,7 +151,9 @@ def plan(
             "themselves (loads each such model once, a GGUF file dequantised, for short "
             "timed samples). --no-calibrate (the default): loads no model; uses the "
             "measurements cached on this machine, else times the models' architectures "
-            "built from their configs with random weights (no weights file read).",
+            "built from their configs with random weights (no weights file read). A served "
+            "model is timed through its endpoint either way; a `backend: llama_cpp` "
+            "model's server is started to time it only with --calibrate.",
         ),
     ] = False,
 ) -> None:
@@ -165,8 +167,9 @@ def plan(
     (each line says what it is based on). Without --calibrate no model is loaded: a
     measurement not cached yet is taken on the model's architecture with random weights
     (its config and tokenizer; same shapes, same code). With --calibrate it is taken on
-    the model itself, loaded once. The measurements are cached (calibration/
-    throughput.json in the cache folder), so a second plan times nothing."""
+    the model itself, loaded once. A served model is timed through its endpoint. The
+    measurements are cached (calibration/throughput.json in the cache folder), so a
+    second plan times nothing."""
     from audit.data.data_dir import check_data_dir
     from audit.display import make_display
     from audit.pipeline.audit_plan import plan_audit

@@ -16,7 +16,8 @@ counterfactual sentences and LoRA are in the step's time; its set-up and first s
 where AT computes its attribute vectors, counted once). A
 fine-tuning's time is its steps and checkpoints, timed in a short fine-tuning by the run's
 own code (`audit.pipeline.finetune_estimate`). Post-hoc projections (stage "projection")
-and SEAT (in "scoring") encode sentences instead: `audit.pipeline.encode_estimate`.
+and SEAT (in "scoring") encode sentences instead: `audit.pipeline.encode_estimate`; a
+served model's units are timed through its endpoint (`audit.pipeline.served_estimate`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from audit.pipeline.calibrator import (
 )
 from audit.pipeline.encode_estimate import projection_estimate, seat_estimates
 from audit.pipeline.finetune_estimate import finetune_estimates
+from audit.pipeline.served_estimate import served_estimate
 from audit.pipeline.steps import unit_line
 
 if TYPE_CHECKING:
@@ -82,11 +84,6 @@ def scoring_estimates(
         if not to_score:
             continue
         what = f"{unit_line(unit.model, unit.dataset, unit.scorer)}: {to_score:,} sentences"
-        if model.spec.scored_by_server:
-            where = model.served.endpoint if model.served is not None else "a llama.cpp server"
-            basis = f"scored by {where}: its speed is the server's, not timed"
-            estimates.append(StageEstimate("scoring", what, None, basis))
-            continue
         info = SCORERS.entry(unit.scorer.name).info
         debias = _self_debias_settings(plan, unit.model) if timed_on != unit.model else None
         key = calibrator.key(
@@ -98,6 +95,20 @@ def scoring_estimates(
             sample_hash([j.texts for j in spread_sample(jobs, 256)]),
             *([] if debias is None else [f"self_debias {debias.as_json()}"]),
         )
+        if model.spec.scored_by_server:
+            estimates.append(
+                served_estimate(
+                    calibrator,
+                    model,
+                    unit.scorer,
+                    jobs,
+                    shape.work,
+                    key=key,
+                    what=what,
+                    to_score=to_score,
+                )
+            )
+            continue
         basis = (
             f"{unit.scorer.label} timed on slices of {unit.dataset} sorted by length, "
             f"with {timed_on} on {model.device}"
