@@ -125,6 +125,8 @@ def units_of(pieces: list[dict], stderr: str) -> list[UnitRate]:
         head = piece["what"].split(": ")[0]
         if piece["stage"] == "scoring":
             label = " · ".join(head.split(" x "))
+            if label not in rates:  # a served model's units: "<unit> · via endpoint"
+                label += " · via endpoint"
         elif piece["stage"] == "training":
             label = next((k for k in rates if k.startswith(f"training {head.split()[0]} ")), "")
         elif piece["stage"] == "fine-tuning":
