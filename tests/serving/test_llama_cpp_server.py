@@ -31,7 +31,6 @@ from audit.scoring.base import ScorerOptions
 from audit.scoring.causal import LL_SCORER
 from audit.scoring.choice import CHOICE_LL
 from audit.serving.client import CompletionClient, EndpointSettings
-from audit.serving.llama_server import llama_server
 from audit.serving.prompt_logprobs import (
     first_token_table,
     probe_alignment,
@@ -48,6 +47,7 @@ from tests.serving.smollm2 import (
     per_token,
     preference_flips,
     quiet,
+    smollm2_server,
 )
 
 pytestmark = pytest.mark.slow
@@ -58,14 +58,8 @@ QUESTIONS = 20
 
 @pytest.fixture(scope="module")
 def server(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] (scripts/install.sh)")
-    resolved = resolve_model(SMOLLM2, cache_dir=real_cache)
-    assert resolved.gguf_file is not None
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with llama_server(
-        resolved.directory / resolved.gguf_file, alias="smollm2", log=log, n_ctx=512
-    ) as running:
-        yield running.base_url
+    with smollm2_server(real_cache, tmp_path_factory.mktemp("llama-server")) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,8 @@ from audit.models.resolve import resolve_model
 from audit.pipeline.calibrator import Calibrator
 from audit.pipeline.time_estimate import StageEstimate, estimate_times
 from audit.scoring.cache import ScoreCache
-from audit.serving.llama_server import llama_server
 from audit.spec.loader import load_spec
-from tests.serving.smollm2 import SMOLLM2
+from tests.serving.smollm2 import SMOLLM2, smollm2_server
 
 pytestmark = pytest.mark.slow
 
@@ -29,14 +28,8 @@ PAIRS = 12  # three timed slices of one pair each, after one untimed pair
 
 @pytest.fixture(scope="module")
 def server(real_cache: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    pytest.importorskip("llama_cpp.server", reason="llama-cpp-python[server] (scripts/install.sh)")
-    resolved = resolve_model(SMOLLM2, cache_dir=real_cache)
-    assert resolved.gguf_file is not None
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    with llama_server(
-        resolved.directory / resolved.gguf_file, alias="smollm2", log=log, n_ctx=512
-    ) as running:
-        yield running.base_url
+    with smollm2_server(real_cache, tmp_path_factory.mktemp("llama-server")) as url:
+        yield url
 
 
 def _spec(folder: Path, source: str) -> Path:
