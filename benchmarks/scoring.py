@@ -49,6 +49,7 @@ from common import (
 from audit.models.device import use_all_cores
 from audit.models.load import load_model
 from audit.models.loaded import LoadedModel
+from audit.scoring.base import ScoringCall
 from audit.scoring.masked import engine as masked_engine
 from audit.scoring.masked.engine import EngineStats, collect_stats
 from audit.scoring.masked.scorers import AUL_SCORER, AULA_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
@@ -126,7 +127,7 @@ def run_engine(
         peak_rss_reset()
         scores, seconds, gpu_mb = timed_on(
             model.device,
-            lambda: scorer.score_pairs(model, pairs, options=options, progress=lambda _n: None),  # type: ignore[attr-defined]
+            lambda: scorer.score_pairs(model, pairs, ScoringCall(options, lambda _n: None)),  # type: ignore[attr-defined]
         )
     flops = engine_flops(stats, model.model)
     run = Run(
@@ -221,7 +222,7 @@ def profile_batch(model: LoadedModel, pairs: list[tuple[str, str]], options: Mas
     if model.device.type == "cuda":
         activities.append(ProfilerActivity.CUDA)
     with profile(activities=activities) as prof:
-        CPS_SCORER.score_pairs(model, pairs[:100], options=options, progress=lambda _n: None)
+        CPS_SCORER.score_pairs(model, pairs[:100], ScoringCall(options, lambda _n: None))
         synchronize(model.device)
     return str(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=15))
 

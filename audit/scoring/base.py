@@ -7,7 +7,7 @@ more likely (`higher_is_likelier`), except perplexities, which say so in their i
 A scorer takes one of four inputs, its shape (`ScorerInfo.unit`, also the card's
 `shape`): single sentences, sentence pairs (it aligns their tokens), template slots
 (an attribute and two target words), or multiple-choice questions (a prompt and its
-answers, each answer scored given the prompt). Every scorer object answers all three calls; the
+answers, each answer scored given the prompt). Every scorer object answers all four calls; the
 ones outside its shape raise a `ScoringInputError` that says what to use instead (one
 base, `ShapedScorer`, does this for every shape). The runner picks the call from the
 registered shape (`audit.scoring.inputs`), never from the object's type.
@@ -50,6 +50,16 @@ class ScorerOptions(BaseModel):
     def cache_identity(self) -> dict[str, object]:
         """The options that can change a score, as JSON-ready data."""
         return self.model_dump(mode="json", exclude=set(self.RUNTIME_FIELDS))
+
+
+@dataclass(frozen=True)
+class ScoringCall:
+    """What a scoring call is given besides the model and its inputs: the scorer's
+    options (validated against its options model) and the progress callback, which it
+    calls with the number of sentences (or answers) each time some are finished."""
+
+    options: ScorerOptions
+    progress: ProgressCallback
 
 
 @dataclass(frozen=True)
@@ -97,39 +107,19 @@ class Scorer(Protocol):
         ...
 
     def score_sentences(
-        self,
-        model: LoadedModel,
-        texts: Sequence[str],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, texts: Sequence[str], call: ScoringCall
     ) -> list[SentenceScore]: ...
 
     def score_pairs(
-        self,
-        model: LoadedModel,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, pairs: Sequence[tuple[str, str]], call: ScoringCall
     ) -> list[ScorePair]: ...
 
     def score_slots(
-        self,
-        model: LoadedModel,
-        slots: Sequence[TemplateSlots],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, slots: Sequence[TemplateSlots], call: ScoringCall
     ) -> list[ScorePair]: ...
 
     def score_choices(
-        self,
-        model: LoadedModel,
-        questions: Sequence[Question],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, questions: Sequence[Question], call: ScoringCall
     ) -> list[tuple[SentenceScore, ...]]: ...
 
 
@@ -159,13 +149,7 @@ class ServedScoring(Protocol):
         ...
 
     def score(
-        self,
-        scorer: str,
-        shape: ScorerShape,
-        inputs: Sequence[object],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, scorer: str, shape: ScorerShape, inputs: Sequence[object], call: ScoringCall
     ) -> Sequence[object]:
         """What the scorer's call of `shape` returns for `inputs` (`score_sentences`:
         SentenceScores, `score_pairs`: pairs of them, `score_choices`: tuples)."""
@@ -201,46 +185,26 @@ class ShapedScorer:
     shape: ClassVar[ScorerShape]
 
     def score_sentences(
-        self,
-        model: LoadedModel,
-        texts: Sequence[str],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, texts: Sequence[str], call: ScoringCall
     ) -> list[SentenceScore]:
         raise self._not_of_shape("sentence")
 
     def score_pairs(
-        self,
-        model: LoadedModel,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, pairs: Sequence[tuple[str, str]], call: ScoringCall
     ) -> list[ScorePair]:
         if self.shape != "sentence":
             raise self._not_of_shape("pair")
         texts = interleave_pairs(pairs)
-        scores = self.score_sentences(model, texts, options=options, progress=progress)
+        scores = self.score_sentences(model, texts, call)
         return regroup_pairs(scores)
 
     def score_slots(
-        self,
-        model: LoadedModel,
-        slots: Sequence[TemplateSlots],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, slots: Sequence[TemplateSlots], call: ScoringCall
     ) -> list[ScorePair]:
         raise self._not_of_shape("template")
 
     def score_choices(
-        self,
-        model: LoadedModel,
-        questions: Sequence[Question],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, questions: Sequence[Question], call: ScoringCall
     ) -> list[tuple[SentenceScore, ...]]:
         raise self._not_of_shape("choice")
 

@@ -19,7 +19,7 @@ import numpy as np
 from audit.models.sequence_limit import sequence_limit
 from audit.scoring.base import (
     ProgressCallback,
-    ScorerOptions,
+    ScoringCall,
     ScoringInputError,
     SentenceScore,
     SentenceScorer,
@@ -357,12 +357,7 @@ class CausalScorer(SentenceScorer):
     perplexity: bool = False
 
     def score_sentences(
-        self,
-        model: LoadedModel,
-        texts: Sequence[str],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, texts: Sequence[str], call: ScoringCall
     ) -> list[SentenceScore]:
         if model.model_type != "causal":
             raise ScoringInputError(
@@ -370,7 +365,7 @@ class CausalScorer(SentenceScorer):
                 f"'{model.model_id}' is a {model.model_type} LM"
             )
         scores = causal_log_likelihoods(
-            model, texts, reference=options.compat == "reference", progress=progress
+            model, texts, reference=call.options.compat == "reference", progress=call.progress
         )
         if not self.perplexity:
             return scores

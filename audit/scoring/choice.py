@@ -20,9 +20,8 @@ from typing import TypeVar
 from audit.models.loaded import LoadedModel
 from audit.scoring.base import (
     ChoiceScorer,
-    ProgressCallback,
     Question,
-    ScorerOptions,
+    ScoringCall,
     ScoringInputError,
     SentenceScore,
 )
@@ -84,12 +83,7 @@ class CausalChoice(ChoiceScorer):
     name: str
 
     def score_choices(
-        self,
-        model: LoadedModel,
-        questions: Sequence[Question],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, questions: Sequence[Question], call: ScoringCall
     ) -> list[tuple[SentenceScore, ...]]:
         if model.model_type != "causal":
             raise ScoringInputError(
@@ -106,7 +100,7 @@ class CausalChoice(ChoiceScorer):
             for p, f, t in zip(prompt_ids, full_ids, texts, strict=True)
         ]
         sums = summed_log_likelihoods(
-            model, full_ids, starts, progress, tag="choice-causal", starts_in_key=True
+            model, full_ids, starts, call.progress, tag="choice-causal", starts_in_key=True
         )
         scores = [
             SentenceScore(float(total), len(ids) - start)
@@ -122,13 +116,9 @@ class MaskedChoice(ChoiceScorer):
     name: str
 
     def score_choices(
-        self,
-        model: LoadedModel,
-        questions: Sequence[Question],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, questions: Sequence[Question], call: ScoringCall
     ) -> list[tuple[SentenceScore, ...]]:
+        options = call.options
         if not isinstance(options, MaskedOptions):
             raise TypeError(f"scorer '{self.name}' needs MaskedOptions")
         if model.model_type != "masked":
@@ -151,7 +141,7 @@ class MaskedChoice(ChoiceScorer):
                 raise ScoringInputError(f"the answer of {text[-80:]!r} has no tokens of its own")
             positions.append(scored)
         sums = single_token_sums(
-            model, full, positions, mask_id=mask_id, opts=options, progress=progress
+            model, full, positions, mask_id=mask_id, opts=options, progress=call.progress
         )
         scores = [
             SentenceScore(float(total), len(pos))

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from audit.data.items import ChoiceItem, LabelledItem, PairItem, TemplateSlots
-from audit.scoring.base import ProgressCallback, Scorer, ScorerOptions, ScorerShape, SentenceScore
+from audit.scoring.base import Scorer, ScorerShape, ScoringCall, SentenceScore
 from audit.scoring.cache import Entry, text_key
 from audit.scoring.choice_prompt import choice_prompt
 
@@ -68,7 +68,7 @@ class ScorerInput:
         """Sentences an entry scores (progress counts these)."""
         return len(texts)
 
-    def call(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
+    def method(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
         """The scorer's call of this shape (`score_sentences`, `score_pairs`, ...)."""
         raise NotImplementedError
 
@@ -85,12 +85,10 @@ class ScorerInput:
         scorer: Scorer,
         model: LoadedModel,
         batch: Sequence[tuple[str, ...]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        call: ScoringCall,
     ) -> list[Entry]:
         """The entries of `batch` (entry texts), in order."""
-        scored = self.call(scorer)(model, self.inputs(batch), options=options, progress=progress)
+        scored = self.method(scorer)(model, self.inputs(batch), call)
         return [self.entry(s) for s in scored]
 
     def _pair_only(self, item: Item) -> PairItem:
@@ -111,7 +109,7 @@ class SentenceInput(ScorerInput):
             refs.append(SideRef("unrelated", (item.unrelated,), 0))
         return refs
 
-    def call(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
+    def method(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
         return scorer.score_sentences
 
     def inputs(self, batch: Sequence[tuple[str, ...]]) -> list[Any]:
@@ -129,7 +127,7 @@ class PairInput(ScorerInput):
         texts = (pair.stereotype, pair.anti_stereotype)
         return [SideRef("st", texts, 0), SideRef("at", texts, 1)]
 
-    def call(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
+    def method(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
         return scorer.score_pairs
 
     def inputs(self, batch: Sequence[tuple[str, ...]]) -> list[Any]:
@@ -151,7 +149,7 @@ class TemplateInput(ScorerInput):
         """The two targets: progress counts template x item combinations."""
         return 2
 
-    def call(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
+    def method(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
         return scorer.score_slots
 
     def inputs(self, batch: Sequence[tuple[str, ...]]) -> list[Any]:
@@ -179,7 +177,7 @@ class ChoiceInput(ScorerInput):
         """The answers: progress counts answers scored."""
         return len(texts) - 2
 
-    def call(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
+    def method(self, scorer: Scorer) -> Callable[..., Sequence[Any]]:
         return scorer.score_choices
 
     def inputs(self, batch: Sequence[tuple[str, ...]]) -> list[Any]:

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from audit.errors import AuditUserError
 from audit.faults import fault_point
 from audit.ids import PluginId
-from audit.scoring.base import ServedScoring
+from audit.scoring.base import ScoringCall, ServedScoring
 from audit.scoring.batch_journal import journal_batches, journalled_work
 from audit.scoring.cache import CacheStats, Entry, ModelIdentity, ScoreCache, ScoreNamespace
 from audit.scoring.cache_lock import namespace_lock
@@ -279,7 +279,7 @@ def compute_entries(
     scored them). A served model scores the entries itself (`ServedScoring`)."""
     shape = unit_input(scorer_id)
     entry = SCORERS.entry(scorer_id.name)
-    options = entry.options_model.model_validate(scorer_id.options)
+    call = ScoringCall(entry.options_model.model_validate(scorer_id.options), progress)
     served = loaded if isinstance(loaded, ServedScoring) else None
     if served is not None and not entry.info.served:
         raise AuditUserError(
@@ -292,17 +292,11 @@ def compute_entries(
     for part in _chunks(missing, chunk):
         batch = [j.texts for j in part]
         if served is not None:
-            results = served.score(
-                scorer_id.name,
-                shape.shape,
-                shape.inputs(batch),
-                options=options,
-                progress=progress,
-            )
+            results = served.score(scorer_id.name, shape.shape, shape.inputs(batch), call)
             scored = [shape.entry(r) for r in results]
         else:
             assert scorer is not None and not isinstance(loaded, ServedScoring)
-            scored = shape.score(scorer, loaded, batch, options=options, progress=progress)
+            scored = shape.score(scorer, loaded, batch, call)
         yield {j.key: s for j, s in zip(part, scored, strict=True)}
 
 

@@ -27,8 +27,8 @@ from audit.models.served import SERVED_DEVICE, SERVED_PRECISION, ServedFacts
 from audit.models.sources import EndpointSource, ModelSpec
 from audit.scoring.base import (
     ProgressCallback,
-    ScorerOptions,
     ScorerShape,
+    ScoringCall,
     ScoringInputError,
     perplexity_of,
 )
@@ -180,19 +180,13 @@ class ServedModel:
         )
 
     def score(
-        self,
-        scorer: str,
-        shape: ScorerShape,
-        inputs: Sequence[object],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, scorer: str, shape: ScorerShape, inputs: Sequence[object], call: ScoringCall
     ) -> Sequence[object]:
         """ll, ppl (sentences) and choice_ll (questions) from the endpoint's prompt
         log-probabilities, as the local scorers compute them (formula arithmetic)."""
-        if options.compat != "formula":
+        if call.options.compat != "formula":
             raise ScoringInputError(
-                f"scorer '{scorer}' with compat: {options.compat} scores without the BOS; a "
+                f"scorer '{scorer}' with compat: {call.options.compat} scores without the BOS; a "
                 f"served model ('{self.model_id}') is scored with it only (compat: formula)"
             )
         if scorer in ("ll", "ppl") and shape == "sentence":
@@ -202,7 +196,7 @@ class ServedModel:
                 texts,
                 bos_text=self.facts.bos_text,
                 first=self.first_tokens,
-                progress=progress,
+                progress=call.progress,
             )
             return scores if scorer == "ll" else [perplexity_of(s) for s in scores]
         if scorer == "choice_ll" and shape == "choice":
@@ -211,7 +205,7 @@ class ServedModel:
                 self.client,
                 questions,
                 bos_text=self.facts.bos_text,
-                progress=_answers_only(questions, progress),
+                progress=_answers_only(questions, call.progress),
             )
         raise ScoringInputError(
             f"scorer '{scorer}' cannot score the served model '{self.model_id}': through an "

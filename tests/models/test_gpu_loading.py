@@ -15,6 +15,7 @@ from audit.models import load as load_module
 from audit.models.load import load_model
 from audit.models.loaded import LoadedModel
 from audit.models.placement import is_spread, spread_over
+from audit.scoring.base import ScoringCall
 from audit.scoring.causal import LL_SCORER
 from audit.scoring.masked.scorers import AULA_SCORER, PLL_SCORER
 from audit.scoring.options import CausalOptions, MaskedOptions
@@ -32,14 +33,10 @@ def _spec(path: Path, **extra: object) -> ModelSpec:
 
 def _scores(loaded: LoadedModel, *, attention: bool = False) -> np.ndarray:
     if loaded.model_type == "causal":
-        out = LL_SCORER.score_sentences(
-            loaded, TEXTS, options=CausalOptions(), progress=lambda _: None
-        )
+        out = LL_SCORER.score_sentences(loaded, TEXTS, ScoringCall(CausalOptions(), lambda _: None))
     else:
         scorer = AULA_SCORER if attention else PLL_SCORER
-        out = scorer.score_sentences(
-            loaded, TEXTS, options=MaskedOptions(), progress=lambda _: None
-        )
+        out = scorer.score_sentences(loaded, TEXTS, ScoringCall(MaskedOptions(), lambda _: None))
     return np.array([s.score for s in out])
 
 

@@ -27,6 +27,7 @@ from audit.models.precision import model_precision
 from audit.models.prepared import prepare_model
 from audit.models.quantization import check_quantization, quantization_suffix
 from audit.models.sources import Quantization
+from audit.scoring.base import ScoringCall
 from audit.scoring.cache import ModelIdentity, ScoreCache
 from audit.scoring.causal import LL_SCORER
 from audit.scoring.masked.scorers import PLL_SCORER
@@ -45,12 +46,10 @@ def _spec(path: Path, **extra: object) -> ModelSpec:
 
 def _scores(loaded: LoadedModel) -> np.ndarray:
     if loaded.model_type == "causal":
-        out = LL_SCORER.score_sentences(
-            loaded, TEXTS, options=CausalOptions(), progress=lambda _: None
-        )
+        out = LL_SCORER.score_sentences(loaded, TEXTS, ScoringCall(CausalOptions(), lambda _: None))
     else:
         out = PLL_SCORER.score_sentences(
-            loaded, TEXTS, options=MaskedOptions(), progress=lambda _: None
+            loaded, TEXTS, ScoringCall(MaskedOptions(), lambda _: None)
         )
     return np.array([s.score for s in out])
 

@@ -12,6 +12,7 @@ import pytest
 from audit.scoring.base import (
     PairScorer,
     ScorerOptions,
+    ScoringCall,
     ScoringInputError,
     SentenceScore,
     SentenceScorer,
@@ -42,16 +43,16 @@ class Lengths(SentenceScorer):
     name: str = "lengths"
 
     def score_sentences(
-        self, model: Any, texts: Sequence[str], *, options: ScorerOptions, progress: Any
+        self, model: Any, texts: Sequence[str], call: ScoringCall
     ) -> list[SentenceScore]:
-        progress(len(texts))
+        call.progress(len(texts))
         return [SentenceScore(float(len(t)), len(t)) for t in texts]
 
 
 def test_a_sentence_scorer_scores_pairs_side_by_side() -> None:
     seen: list[int] = []
     pairs = [("ab", "abc"), ("a", "")]
-    got = Lengths().score_pairs(MODEL, pairs, options=OPTIONS, progress=seen.append)
+    got = Lengths().score_pairs(MODEL, pairs, ScoringCall(OPTIONS, seen.append))
     assert got == [
         (SentenceScore(2.0, 2), SentenceScore(3.0, 3)),
         (SentenceScore(1.0, 1), SentenceScore(0.0, 0)),
@@ -71,18 +72,18 @@ class NoSlots(TemplateScorer):
 
 def test_calls_outside_the_shape_say_what_to_use() -> None:
     with pytest.raises(ScoringInputError, match="scores sentences, not template slots"):
-        Lengths().score_slots(MODEL, [], options=OPTIONS, progress=_none)
+        Lengths().score_slots(MODEL, [], ScoringCall(OPTIONS, _none))
     with pytest.raises(ScoringInputError, match="for single sentences use pll, pppl, aul"):
-        NoPairs().score_sentences(MODEL, ["x"], options=OPTIONS, progress=_none)
+        NoPairs().score_sentences(MODEL, ["x"], ScoringCall(OPTIONS, _none))
     with pytest.raises(ScoringInputError, match="scores sentences, not template slots"):
-        NoPairs().score_slots(MODEL, [], options=OPTIONS, progress=_none)
-    for call in (NoSlots().score_sentences, NoSlots().score_pairs):
+        NoPairs().score_slots(MODEL, [], ScoringCall(OPTIONS, _none))
+    for method in (NoSlots().score_sentences, NoSlots().score_pairs):
         with pytest.raises(ScoringInputError, match="noslots scores template items"):
-            call(MODEL, [], options=OPTIONS, progress=_none)
+            method(MODEL, [], ScoringCall(OPTIONS, _none))
 
 
 def test_a_scorer_that_misses_its_own_call_is_a_programming_error() -> None:
     with pytest.raises(NotImplementedError, match="NoPairs is a pair scorer"):
-        NoPairs().score_pairs(MODEL, [("a", "b")], options=OPTIONS, progress=_none)
+        NoPairs().score_pairs(MODEL, [("a", "b")], ScoringCall(OPTIONS, _none))
     with pytest.raises(NotImplementedError, match="NoSlots is a template scorer"):
-        NoSlots().score_slots(MODEL, [], options=OPTIONS, progress=_none)
+        NoSlots().score_slots(MODEL, [], ScoringCall(OPTIONS, _none))

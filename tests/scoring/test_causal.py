@@ -10,7 +10,7 @@ import torch
 
 from audit.models.loaded import LoadedModel
 from audit.scoring import causal
-from audit.scoring.base import ScoringInputError
+from audit.scoring.base import ScoringCall, ScoringInputError
 from audit.scoring.causal import LL_SCORER, PPL_SCORER
 from audit.scoring.options import CausalOptions
 from tests.scoring.tiny_models import CAUSAL_BUILDERS, CORPUS, loaded
@@ -44,7 +44,7 @@ def model(request: pytest.FixtureRequest) -> LoadedModel:
 @pytest.mark.parametrize("compat", ["formula", "reference"])
 def test_ll_equals_naive_reference(model: LoadedModel, compat: str) -> None:
     scores = LL_SCORER.score_sentences(
-        model, SENTENCES, options=CausalOptions(compat=compat), progress=lambda n: None
+        model, SENTENCES, ScoringCall(CausalOptions(compat=compat), lambda n: None)
     )
     for text, got in zip(SENTENCES, scores, strict=True):
         want, n = naive_ll(model, text, reference=compat == "reference")
@@ -57,9 +57,9 @@ def test_formula_scores_the_first_word_and_reference_does_not(model: LoadedModel
     text = "Women are bad at math."
     ids = model.tokenizer(text)["input_ids"]
     adds_bos = ids[0] == model.tokenizer.bos_token_id
-    (formula,) = LL_SCORER.score_sentences(model, [text], options=CausalOptions(), progress=print)
+    (formula,) = LL_SCORER.score_sentences(model, [text], ScoringCall(CausalOptions(), print))
     (reference,) = LL_SCORER.score_sentences(
-        model, [text], options=CausalOptions(compat="reference"), progress=print
+        model, [text], ScoringCall(CausalOptions(compat="reference"), print)
     )
     words = len(ids) - (1 if adds_bos else 0)
     assert formula.n_tokens == words
@@ -73,12 +73,12 @@ def test_scores_do_not_depend_on_batch_size_or_order(
     model: LoadedModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     options = CausalOptions()
-    baseline = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    baseline = LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(options, print))
     monkeypatch.setattr(causal, "CPU_TOKEN_BUDGET", 24)  # many small, padding-heavy batches
     shuffled = list(range(len(SENTENCES)))
     random.Random(3).shuffle(shuffled)
     again = LL_SCORER.score_sentences(
-        model, [SENTENCES[i] for i in shuffled], options=options, progress=print
+        model, [SENTENCES[i] for i in shuffled], ScoringCall(options, print)
     )
     for position, index in enumerate(shuffled):
         assert again[position].score == pytest.approx(baseline[index].score, abs=1e-5)
@@ -87,8 +87,8 @@ def test_scores_do_not_depend_on_batch_size_or_order(
 
 def test_ppl_is_exp_of_mean_negative_ll(model: LoadedModel) -> None:
     options = CausalOptions()
-    lls = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
-    ppls = PPL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    lls = LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(options, print))
+    ppls = PPL_SCORER.score_sentences(model, SENTENCES, ScoringCall(options, print))
     for ll, ppl in zip(lls, ppls, strict=True):
         assert ppl.score == pytest.approx(math.exp(-ll.score / ll.n_tokens), rel=1e-12)
     assert PPL_SCORER.perplexity and not LL_SCORER.perplexity
@@ -96,7 +96,7 @@ def test_ppl_is_exp_of_mean_negative_ll(model: LoadedModel) -> None:
 
 def test_progress_counts_every_sentence_once(model: LoadedModel) -> None:
     seen: list[int] = []
-    LL_SCORER.score_sentences(model, SENTENCES, options=CausalOptions(), progress=seen.append)
+    LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(CausalOptions(), seen.append))
     assert sum(seen) == len(SENTENCES)
     assert len(seen) < len(SENTENCES)  # reported per batch, not per sentence
 
@@ -104,8 +104,8 @@ def test_progress_counts_every_sentence_once(model: LoadedModel) -> None:
 def test_pairs_score_each_side_alone(model: LoadedModel) -> None:
     options = CausalOptions()
     pairs = [(SENTENCES[0], SENTENCES[1]), (SENTENCES[2], SENTENCES[3])]
-    paired = LL_SCORER.score_pairs(model, pairs, options=options, progress=print)
-    single = LL_SCORER.score_sentences(model, SENTENCES[:4], options=options, progress=print)
+    paired = LL_SCORER.score_pairs(model, pairs, ScoringCall(options, print))
+    single = LL_SCORER.score_sentences(model, SENTENCES[:4], ScoringCall(options, print))
     assert [s for pair in paired for s in pair] == single
 
 
@@ -113,9 +113,7 @@ def test_masked_model_is_refused() -> None:
     from tests.scoring.tiny_models import tiny_bert
 
     with pytest.raises(ScoringInputError, match="needs a causal LM"):
-        LL_SCORER.score_sentences(
-            loaded(tiny_bert()), ["x"], options=CausalOptions(), progress=print
-        )
+        LL_SCORER.score_sentences(loaded(tiny_bert()), ["x"], ScoringCall(CausalOptions(), print))
 
 
 def test_full_logits_path_equals_the_chunked_head(
@@ -124,11 +122,11 @@ def test_full_logits_path_equals_the_chunked_head(
     """Models whose logits are more than the output embedding (soft-capping, scaling)
     take the full-logits path; both paths give the naive reference's numbers."""
     options = CausalOptions()
-    chunked = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    chunked = LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(options, print))
     monkeypatch.setattr(causal, "HEAD_CHUNK_ROWS", 3)  # many chunks, ragged last one
-    small_chunks = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    small_chunks = LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(options, print))
     monkeypatch.setattr(causal, "_head_is_plain", lambda m: False)
-    full = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
+    full = LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(options, print))
     for a, b, c in zip(chunked, small_chunks, full, strict=True):
         assert a.score == pytest.approx(c.score, abs=1e-5)
         assert b.score == pytest.approx(c.score, abs=1e-5)
@@ -153,5 +151,5 @@ def test_sentence_longer_than_the_positions_is_a_clear_error(model: LoadedModel)
     long_text = " ".join(["word"] * (limit + 5))
     with pytest.raises(ScoringInputError, match=r"sentence 1 is \d+ tokens long, more than the"):
         LL_SCORER.score_sentences(
-            model, ["short one", long_text], options=CausalOptions(), progress=print
+            model, ["short one", long_text], ScoringCall(CausalOptions(), print)
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from audit.scoring.base import ScoringInputError
+from audit.scoring.base import ScoringCall, ScoringInputError
 from audit.scoring.catalog import SCORERS
 from audit.scoring.choice import common_prefix
 from audit.scoring.choice_prompt import choice_prompt
@@ -37,10 +37,7 @@ def _causal_by_hand(tiny, prompt: str, answer: str) -> tuple[float, int]:  # typ
 def test_choice_ll_is_the_answers_log_likelihood_given_the_prompt(name: str) -> None:
     tiny = CAUSAL_BUILDERS[name]()
     scores = SCORERS.load("choice_ll").score_choices(
-        loaded(tiny),
-        QUESTIONS,
-        options=SCORERS.options_of("choice_ll", {}),
-        progress=lambda n: None,
+        loaded(tiny), QUESTIONS, ScoringCall(SCORERS.options_of("choice_ll", {}), lambda n: None)
     )
     assert [len(s) for s in scores] == [3, 2]
     for (prompt, answers), got in zip(QUESTIONS, scores, strict=True):
@@ -56,8 +53,7 @@ def test_choice_pll_masks_each_answer_token_in_the_full_text() -> None:
     [scores] = SCORERS.load("choice_pll").score_choices(
         loaded(tiny),
         QUESTIONS[:1],
-        options=SCORERS.options_of("choice_pll", {}),
-        progress=lambda n: None,
+        ScoringCall(SCORERS.options_of("choice_pll", {}), lambda n: None),
     )
     for answer, score in zip(ANSWERS, scores, strict=True):
         full = tok(f"{PROMPT} {answer}")["input_ids"]
@@ -78,13 +74,13 @@ def test_each_scorer_refuses_the_other_model_type_and_other_shapes() -> None:
     options = SCORERS.options_of("choice_ll", {})
     with pytest.raises(ScoringInputError, match="needs a causal LM"):
         SCORERS.load("choice_ll").score_choices(
-            loaded(tiny_bert()), QUESTIONS, options=options, progress=lambda n: None
+            loaded(tiny_bert()), QUESTIONS, ScoringCall(options, lambda n: None)
         )
     with pytest.raises(ScoringInputError, match="multiple-choice"):
         SCORERS.load("choice_ll").score_sentences(
-            loaded(tiny_gpt2()), ["A sentence."], options=options, progress=lambda n: None
+            loaded(tiny_gpt2()), ["A sentence."], ScoringCall(options, lambda n: None)
         )
     with pytest.raises(ScoringInputError, match="choice_ll"):
         SCORERS.load("ll").score_choices(
-            loaded(tiny_gpt2()), QUESTIONS, options=options, progress=lambda n: None
+            loaded(tiny_gpt2()), QUESTIONS, ScoringCall(options, lambda n: None)
         )

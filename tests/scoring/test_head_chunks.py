@@ -12,6 +12,7 @@ import torch
 
 from audit.models.loaded import LoadedModel
 from audit.scoring import batching, causal
+from audit.scoring.base import ScoringCall
 from audit.scoring.causal import LL_SCORER
 from audit.scoring.masked.engine import resolve_token_budget
 from audit.scoring.options import CausalOptions
@@ -23,7 +24,7 @@ SENTENCES = [*CORPUS[:16], "a", "The librarian and the farmer met again at the o
 
 def _ll(model: LoadedModel) -> np.ndarray:
     scores = LL_SCORER.score_sentences(
-        model, SENTENCES, options=CausalOptions(), progress=lambda _: None
+        model, SENTENCES, ScoringCall(CausalOptions(), lambda _: None)
     )
     return np.array([s.score for s in scores])
 

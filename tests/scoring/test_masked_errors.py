@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from audit.errors import AuditUserError
-from audit.scoring.base import ScoringInputError
+from audit.scoring.base import ScoringCall, ScoringInputError
 from audit.scoring.catalog import SCORERS, scorer_info
 from audit.scoring.masked.scorers import AUL_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
 from audit.scoring.options import CausalOptions, MaskedOptions, TemplateOptions
@@ -26,14 +26,14 @@ def _none(_n: int) -> None:
 def test_pair_scorers_refuse_single_sentences(scorer: object) -> None:
     with pytest.raises(ScoringInputError, match="pair datasets only"):
         scorer.score_sentences(  # type: ignore[attr-defined]
-            loaded(tiny_bert()), ["He is a nurse."], options=MaskedOptions(), progress=_none
+            loaded(tiny_bert()), ["He is a nurse."], ScoringCall(MaskedOptions(), _none)
         )
 
 
 def test_causal_model_is_refused() -> None:
     with pytest.raises(ScoringInputError, match=r"needs a masked language model.*causal"):
         PLL_SCORER.score_sentences(
-            loaded(tiny_gpt2()), ["He is a nurse."], options=MaskedOptions(), progress=_none
+            loaded(tiny_gpt2()), ["He is a nurse."], ScoringCall(MaskedOptions(), _none)
         )
 
 
@@ -41,7 +41,7 @@ def test_too_long_sentence_names_its_index_and_length() -> None:
     long_text = " ".join(["nurse"] * 200)
     with pytest.raises(ScoringInputError, match=r"sentence 1 is 202 tokens long.*128"):
         AUL_SCORER.score_sentences(
-            loaded(tiny_bert()), ["fine.", long_text], options=MaskedOptions(), progress=_none
+            loaded(tiny_bert()), ["fine.", long_text], ScoringCall(MaskedOptions(), _none)
         )
 
 
@@ -50,18 +50,16 @@ def test_roberta_limit_accounts_for_position_offset() -> None:
     tiny = tiny_roberta()
     ok = " nurse" * 126
     assert len(tiny.tokenizer(ok)["input_ids"]) == 128
-    AUL_SCORER.score_sentences(loaded(tiny), [ok], options=MaskedOptions(), progress=_none)
+    AUL_SCORER.score_sentences(loaded(tiny), [ok], ScoringCall(MaskedOptions(), _none))
     with pytest.raises(ScoringInputError, match="129 tokens"):
         AUL_SCORER.score_sentences(
-            loaded(tiny), [ok + " nurse"], options=MaskedOptions(), progress=_none
+            loaded(tiny), [ok + " nurse"], ScoringCall(MaskedOptions(), _none)
         )
 
 
 def test_empty_sentence_is_an_error() -> None:
     with pytest.raises(ScoringInputError, match=r"sentence 0 has no tokens to score"):
-        PLL_SCORER.score_sentences(
-            loaded(tiny_bert()), [""], options=MaskedOptions(), progress=_none
-        )
+        PLL_SCORER.score_sentences(loaded(tiny_bert()), [""], ScoringCall(MaskedOptions(), _none))
 
 
 def test_tokenizer_without_mask_token() -> None:
@@ -69,30 +67,27 @@ def test_tokenizer_without_mask_token() -> None:
     model = loaded(tiny)
     model.tokenizer = tiny_gpt2().tokenizer
     with pytest.raises(ScoringInputError, match="has no mask token"):
-        PLL_SCORER.score_sentences(model, ["He"], options=MaskedOptions(), progress=_none)
+        PLL_SCORER.score_sentences(model, ["He"], ScoringCall(MaskedOptions(), _none))
 
 
 def test_wrong_options_type() -> None:
     with pytest.raises(TypeError, match="MaskedOptions"):
-        PLL_SCORER.score_sentences(
-            loaded(tiny_bert()), ["He"], options=CausalOptions(), progress=_none
-        )
+        PLL_SCORER.score_sentences(loaded(tiny_bert()), ["He"], ScoringCall(CausalOptions(), _none))
 
 
 def test_identical_pair_gives_nan_sss_and_zero_token_cps() -> None:
     pairs = [("He is a nurse.", "He is a nurse.")]
-    (st, at), = SSS_SCORER.score_pairs(loaded(tiny_bert()), pairs, options=MaskedOptions(),
-                                       progress=_none)  # fmt: skip
+    call = ScoringCall(MaskedOptions(), _none)
+    ((st, at),) = SSS_SCORER.score_pairs(loaded(tiny_bert()), pairs, call)
     assert math.isnan(st.score) and st.n_tokens == 0 and at.n_tokens == 0
-    (cst, _cat), = CPS_SCORER.score_pairs(loaded(tiny_bert()), [("She", "He")],
-                                         options=MaskedOptions(), progress=_none)  # fmt: skip
+    ((cst, _cat),) = CPS_SCORER.score_pairs(loaded(tiny_bert()), [("She", "He")], call)
     assert cst.score == 0.0 and cst.n_tokens == 0
 
 
 def test_empty_input_calls_nothing() -> None:
     calls: list[int] = []
-    assert CPS_SCORER.score_pairs(loaded(tiny_bert()), [], options=MaskedOptions(),
-                                  progress=calls.append) == []  # fmt: skip
+    call = ScoringCall(MaskedOptions(), calls.append)
+    assert CPS_SCORER.score_pairs(loaded(tiny_bert()), [], call) == []
     assert calls == []
 
 
@@ -124,11 +119,11 @@ def test_tbs_is_a_template_scorer() -> None:
     assert SCORERS.entry("tbs").options_model is TemplateOptions
     with pytest.raises(ScoringInputError, match="professions"):
         SCORERS.load("tbs").score_sentences(
-            loaded(tiny_bert()), ["x"], options=TemplateOptions(), progress=_none
+            loaded(tiny_bert()), ["x"], ScoringCall(TemplateOptions(), _none)
         )
     with pytest.raises(ScoringInputError, match="template slots"):
         SCORERS.load("pll").score_slots(
-            loaded(tiny_bert()), [], options=MaskedOptions(), progress=_none
+            loaded(tiny_bert()), [], ScoringCall(MaskedOptions(), _none)
         )
 
 

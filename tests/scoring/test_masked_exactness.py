@@ -10,7 +10,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from audit.scoring.base import SentenceScore
+from audit.scoring.base import ScoringCall, SentenceScore
 from audit.scoring.masked.scorers import (
     AUL_SCORER,
     AULA_SCORER,
@@ -88,7 +88,7 @@ def test_engine_equals_reference(masked_tiny: TinyModel, name: str, budget: int)
     scorer, _ref, compat = REFERENCES[name]
     options = MaskedOptions(batch_tokens=budget, compat=compat)  # type: ignore[arg-type]
     got = scorer.score_pairs(  # type: ignore[attr-defined]
-        loaded(masked_tiny), PAIRS, options=options, progress=lambda _n: None
+        loaded(masked_tiny), PAIRS, ScoringCall(options, lambda _n: None)
     )
     want = _expected(masked_tiny, name)
     for (g_st, g_at), (w_st, w_at), pair in zip(got, want, PAIRS, strict=True):
@@ -109,9 +109,7 @@ def test_scores_are_informative(masked_tiny: TinyModel) -> None:
 
 def test_cps_reference_rounds_to_three_decimals(masked_tiny: TinyModel) -> None:
     options = MaskedOptions(compat="reference")
-    got = CPS_SCORER.score_pairs(
-        loaded(masked_tiny), PAIRS, options=options, progress=lambda _n: None
-    )
+    got = CPS_SCORER.score_pairs(loaded(masked_tiny), PAIRS, ScoringCall(options, lambda _n: None))
     for (st, at), (w_st, w_at) in zip(got, _expected(masked_tiny, "cps"), strict=True):
         assert st.score == round(st.score, 3) and at.score == round(at.score, 3)
         assert abs(st.score - w_st) <= 5e-4 + TOLERANCE
@@ -125,10 +123,10 @@ def test_order_and_batch_size_do_not_matter(masked_tiny: TinyModel, scorer: obje
     order = rng.permutation(len(PAIRS))
     shuffled = [PAIRS[i] for i in order]
     straight = scorer.score_pairs(  # type: ignore[attr-defined]
-        model, PAIRS, options=MaskedOptions(batch_tokens=64), progress=lambda _n: None
+        model, PAIRS, ScoringCall(MaskedOptions(batch_tokens=64), lambda _n: None)
     )
     permuted = scorer.score_pairs(  # type: ignore[attr-defined]
-        model, shuffled, options=MaskedOptions(batch_tokens=5000), progress=lambda _n: None
+        model, shuffled, ScoringCall(MaskedOptions(batch_tokens=5000), lambda _n: None)
     )
     for position, index in enumerate(order):
         for got, want in zip(permuted[position], straight[index], strict=True):
@@ -140,8 +138,8 @@ def test_order_and_batch_size_do_not_matter(masked_tiny: TinyModel, scorer: obje
 def test_sentence_scorers_score_pairs_side_by_side(masked_tiny: TinyModel, scorer: object) -> None:
     model = loaded(masked_tiny)
     options = MaskedOptions()
-    alone = scorer.score_sentences(model, SENTENCES, options=options, progress=lambda _n: None)  # type: ignore[attr-defined]
-    paired = scorer.score_pairs(model, PAIRS, options=options, progress=lambda _n: None)  # type: ignore[attr-defined]
+    alone = scorer.score_sentences(model, SENTENCES, ScoringCall(options, lambda _n: None))  # type: ignore[attr-defined]
+    paired = scorer.score_pairs(model, PAIRS, ScoringCall(options, lambda _n: None))  # type: ignore[attr-defined]
     assert [s for pair in paired for s in pair] == alone
 
 
@@ -151,10 +149,8 @@ def test_progress_counts_every_sentence_once(
     masked_tiny: TinyModel, scorer: object, budget: int
 ) -> None:
     calls: list[int] = []
-    scorer.score_pairs(  # type: ignore[attr-defined]
-        loaded(masked_tiny), PAIRS, options=MaskedOptions(batch_tokens=budget),
-        progress=calls.append,
-    )  # fmt: skip
+    call = ScoringCall(MaskedOptions(batch_tokens=budget), calls.append)
+    scorer.score_pairs(loaded(masked_tiny), PAIRS, call)  # type: ignore[attr-defined]
     assert sum(calls) == 2 * len(PAIRS)
     assert all(n > 0 for n in calls)
     if budget == 1_000_000 and scorer is not SSS_SCORER:

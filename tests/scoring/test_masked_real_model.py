@@ -10,6 +10,7 @@ import pytest
 import torch
 
 from audit.models.loaded import LoadedModel
+from audit.scoring.base import ScoringCall
 from audit.scoring.masked.scorers import AUL_SCORER, AULA_SCORER, CPS_SCORER, PLL_SCORER, SSS_SCORER
 from audit.scoring.masked.tbs import load_bolukbasi_professions, target_probabilities
 from audit.scoring.options import MaskedOptions
@@ -51,7 +52,7 @@ def test_engine_equals_reference_on_crows_pairs(
         (PLL_SCORER, lambda a, b: (reference.pll(m, t, a), reference.pll(m, t, b))),
     ]  # fmt: skip
     for scorer, ref in checks:
-        got = scorer.score_pairs(minilm, crows, options=options, progress=lambda _n: None)
+        got = scorer.score_pairs(minilm, crows, ScoringCall(options, lambda _n: None))
         for (g_st, g_at), (st_text, at_text) in zip(got, crows, strict=True):
             w_st, w_at = ref(st_text, at_text)
             assert g_st.score == pytest.approx(w_st, abs=1e-4), (scorer.name, st_text)

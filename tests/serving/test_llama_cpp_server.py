@@ -27,7 +27,7 @@ import pytest
 from audit.models.load import load_model
 from audit.models.loaded import LoadedModel
 from audit.models.resolve import resolve_model
-from audit.scoring.base import ScorerOptions
+from audit.scoring.base import ScorerOptions, ScoringCall
 from audit.scoring.causal import LL_SCORER
 from audit.scoring.choice import CHOICE_LL
 from audit.serving.client import CompletionClient, EndpointSettings
@@ -89,7 +89,7 @@ def test_served_log_likelihoods_agree_with_the_local_path(
     first = first_token_table(client, BOS)
     assert len(first) > 40_000  # the whole distribution after the BOS, by token text
     served = served_log_likelihoods(client, texts, bos_text=BOS, first=first)
-    mine = LL_SCORER.score_sentences(local, texts, options=ScorerOptions(), progress=quiet)
+    mine = LL_SCORER.score_sentences(local, texts, ScoringCall(ScorerOptions(), quiet))
     gaps, flips = per_token(served, mine), preference_flips(served, mine)
     print(
         f"served vs local on {PAIRS} CrowS-Pairs pairs: largest {gaps.max():.3f} nats per "
@@ -104,7 +104,7 @@ def test_served_bbq_answers_agree_with_the_local_choice_scorer(
 ) -> None:
     questions = bbq_questions(shared_data, QUESTIONS)
     served = served_choice_log_likelihoods(client, questions, bos_text=BOS)
-    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=quiet)
+    mine = CHOICE_LL.score_choices(local, questions, ScoringCall(ScorerOptions(), quiet))
     gaps, flips = per_token(flat(served), flat(mine)), answer_flips(served, mine)
     print(
         f"served vs local on {QUESTIONS} BBQ questions: largest {gaps.max():.3f} nats per "
@@ -132,6 +132,6 @@ def test_chat_templated_answers_through_the_server_agree_with_the_local_path(
         p.startswith("system\n") and p.endswith("<|im_start|>assistant\n") for p, _ in questions
     )
     served = served_choice_log_likelihoods(client, questions, bos_text=BOS)
-    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=quiet)
+    mine = CHOICE_LL.score_choices(local, questions, ScoringCall(ScorerOptions(), quiet))
     gaps = per_token(flat(served), flat(mine))
     assert gaps.max() < 0.5 and gaps.mean() < 0.15

@@ -32,7 +32,7 @@ import pytest
 from audit.models.gguf_cache import read_entry
 from audit.models.load import load_model
 from audit.models.loaded import LoadedModel
-from audit.scoring.base import ScorerOptions
+from audit.scoring.base import ScorerOptions, ScoringCall
 from audit.scoring.causal import LL_SCORER
 from audit.scoring.choice import CHOICE_LL
 from audit.serving.client import CompletionClient, EndpointSettings
@@ -113,7 +113,7 @@ def test_served_log_likelihoods_equal_the_local_path_to_float32_rounding(
 ) -> None:
     texts = crows_texts(shared_data, PAIRS)
     served = served_log_likelihoods(client, texts, bos_text=BOS, first=None)
-    mine = LL_SCORER.score_sentences(local, texts, options=ScorerOptions(), progress=quiet)
+    mine = LL_SCORER.score_sentences(local, texts, ScoringCall(ScorerOptions(), quiet))
     gaps, flips = per_token(served, mine), preference_flips(served, mine)
     print(
         f"vLLM ({client.settings.logprobs_request}) vs local on {PAIRS} CrowS-Pairs pairs: "
@@ -129,7 +129,7 @@ def test_served_bbq_answers_equal_the_local_choice_scorer(
 ) -> None:
     questions = bbq_questions(shared_data, QUESTIONS)
     served = served_choice_log_likelihoods(client, questions, bos_text=BOS)
-    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=quiet)
+    mine = CHOICE_LL.score_choices(local, questions, ScoringCall(ScorerOptions(), quiet))
     gaps, flips = per_token(flat(served), flat(mine)), answer_flips(served, mine)
     print(
         f"vLLM ({client.settings.logprobs_request}) vs local on {QUESTIONS} BBQ questions: "
@@ -191,5 +191,5 @@ def test_chat_templated_answers_through_vllm_equal_the_local_path(
     questions = bbq_questions(shared_data, 4, chat.render)
     assert all("<|im_end|>" in p and p.endswith("<|im_start|>assistant\n") for p, _ in questions)
     served = served_choice_log_likelihoods(client, questions, bos_text=BOS)
-    mine = CHOICE_LL.score_choices(local, questions, options=ScorerOptions(), progress=quiet)
+    mine = CHOICE_LL.score_choices(local, questions, ScoringCall(ScorerOptions(), quiet))
     assert per_token(flat(served), flat(mine)).max() < PER_TOKEN

@@ -14,6 +14,7 @@ import torch
 
 from audit.errors import AuditUserError
 from audit.models.loaded import LoadedModel
+from audit.scoring.base import ScoringCall
 from audit.scoring.masked.scorers import PLL_SCORER
 from audit.scoring.options import MaskedOptions
 from audit.training.encode import encode_sentences
@@ -349,7 +350,7 @@ def _pseudo_perplexity(model: Any, tokenizer: Any) -> float:
     """exp of minus the mean per-token PLL over the held-out sentences."""
     loaded = LoadedModel("tiny", "masked", model.eval(), tokenizer, CPU, None, "tiny")
     scores = PLL_SCORER.score_sentences(
-        loaded, HELD_OUT, options=MaskedOptions(), progress=lambda _n: None
+        loaded, HELD_OUT, ScoringCall(MaskedOptions(), lambda _n: None)
     )
     return math.exp(-sum(s.score for s in scores) / sum(s.n_tokens for s in scores))
 

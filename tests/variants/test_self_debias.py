@@ -22,6 +22,7 @@ from audit.models.self_debias import (
     read_self_debias,
     save_self_debias,
 )
+from audit.scoring.base import ScoringCall
 from audit.scoring.causal import LL_SCORER
 from audit.scoring.masked.scorers import AULA_SCORER, CPS_SCORER, PLL_SCORER
 from audit.scoring.options import CausalOptions, MaskedOptions
@@ -176,8 +177,8 @@ def causal(request: pytest.FixtureRequest) -> LoadedModel:
 
 def test_causal_ll_equals_the_hand_computation(causal: LoadedModel) -> None:
     model = _with_debias(causal, PREFIXES, 50.0)
-    scores = LL_SCORER.score_sentences(model, SENTENCES, options=CausalOptions(), progress=print)
-    plain = LL_SCORER.score_sentences(causal, SENTENCES, options=CausalOptions(), progress=print)
+    scores = LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(CausalOptions(), print))
+    plain = LL_SCORER.score_sentences(causal, SENTENCES, ScoringCall(CausalOptions(), print))
     for text, got, base in zip(SENTENCES, scores, plain, strict=True):
         assert got.score == pytest.approx(_hand_causal_ll(causal, text, 50.0), abs=1e-3)
         assert got.n_tokens == base.n_tokens
@@ -192,11 +193,11 @@ def test_causal_head_chunks_and_full_logits_agree(
     from audit.scoring import causal as causal_scoring
 
     model = _with_debias(causal, PREFIXES, 50.0)
-    want = LL_SCORER.score_sentences(model, SENTENCES, options=CausalOptions(), progress=print)
+    want = LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(CausalOptions(), print))
     monkeypatch.setattr(causal_scoring, "HEAD_CHUNK_ROWS", 6)  # 3 rows of each group
-    chunked = LL_SCORER.score_sentences(model, SENTENCES, options=CausalOptions(), progress=print)
+    chunked = LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(CausalOptions(), print))
     monkeypatch.setattr(causal_scoring, "_head_is_plain", lambda m: False)
-    full = LL_SCORER.score_sentences(model, SENTENCES, options=CausalOptions(), progress=print)
+    full = LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(CausalOptions(), print))
     for got in (chunked, full):
         assert [s.score for s in got] == pytest.approx([s.score for s in want], abs=1e-4)
 
@@ -205,8 +206,8 @@ def test_causal_zero_decay_leaves_the_scores(causal: LoadedModel) -> None:
     model = _with_debias(causal, PREFIXES, 0.0)
     for compat in ("formula", "reference"):
         options = CausalOptions(compat=compat)
-        got = LL_SCORER.score_sentences(model, SENTENCES, options=options, progress=print)
-        want = LL_SCORER.score_sentences(causal, SENTENCES, options=options, progress=print)
+        got = LL_SCORER.score_sentences(model, SENTENCES, ScoringCall(options, print))
+        want = LL_SCORER.score_sentences(causal, SENTENCES, ScoringCall(options, print))
         assert [s.score for s in got] == pytest.approx([s.score for s in want], abs=1e-4)
 
 
@@ -239,7 +240,7 @@ def _hand_pll(model: LoadedModel, text: str, decay: float) -> float:
 
 def test_masked_pll_equals_the_hand_computation(bert: LoadedModel) -> None:
     model = _with_debias(bert, PREFIXES, 50.0)
-    scores = PLL_SCORER.score_sentences(model, SENTENCES, options=MaskedOptions(), progress=print)
+    scores = PLL_SCORER.score_sentences(model, SENTENCES, ScoringCall(MaskedOptions(), print))
     for text, got in zip(SENTENCES, scores, strict=True):
         assert got.score == pytest.approx(_hand_pll(bert, text, 50.0), abs=1e-3)
 
@@ -248,12 +249,12 @@ def test_masked_pll_equals_the_hand_computation(bert: LoadedModel) -> None:
 def test_masked_zero_decay_leaves_the_scores(bert: LoadedModel, scorer: object) -> None:
     pairs = [(SENTENCES[0], "The nurse said he was tired."), (SENTENCES[1], "She is an engineer.")]
     model = _with_debias(bert, PREFIXES, 0.0)
-    got = scorer.score_pairs(model, pairs, options=MaskedOptions(), progress=print)  # type: ignore[attr-defined]
-    want = scorer.score_pairs(bert, pairs, options=MaskedOptions(), progress=print)  # type: ignore[attr-defined]
+    got = scorer.score_pairs(model, pairs, ScoringCall(MaskedOptions(), print))  # type: ignore[attr-defined]
+    want = scorer.score_pairs(bert, pairs, ScoringCall(MaskedOptions(), print))  # type: ignore[attr-defined]
     flat = lambda ps: [x.score for p in ps for x in p]  # noqa: E731
     assert flat(got) == pytest.approx(flat(want), abs=1e-4)
     changed = scorer.score_pairs(  # type: ignore[attr-defined]
-        _with_debias(bert, PREFIXES, 50.0), pairs, options=MaskedOptions(), progress=print
+        _with_debias(bert, PREFIXES, 50.0), pairs, ScoringCall(MaskedOptions(), print)
     )
     assert flat(changed) != pytest.approx(flat(want), abs=1e-4)
 

@@ -12,6 +12,7 @@ import torch
 
 from audit.models.loaded import LoadedModel
 from audit.models.self_debias import SelfDebiasSettings, prepare_self_debias
+from audit.scoring.base import ScoringCall
 from audit.scoring.causal import LL_SCORER
 from audit.scoring.masked.scorers import AULA_SCORER, CPS_SCORER, PLL_SCORER
 from audit.scoring.options import CausalOptions, MaskedOptions
@@ -46,9 +47,7 @@ def _on(model: LoadedModel, device: str, autocast: torch.dtype | None = None) ->
 
 
 def _ll(model: LoadedModel) -> list[float]:
-    scores = LL_SCORER.score_sentences(
-        model, TEXTS, options=CausalOptions(), progress=lambda n: None
-    )
+    scores = LL_SCORER.score_sentences(model, TEXTS, ScoringCall(CausalOptions(), lambda n: None))
     return [s.score for s in scores]
 
 
@@ -71,14 +70,12 @@ def test_masked_self_debias_on_cuda_equals_cpu() -> None:
             "pll": [
                 s.score
                 for s in PLL_SCORER.score_sentences(
-                    model, TEXTS, options=MaskedOptions(), progress=lambda n: None
+                    model, TEXTS, ScoringCall(MaskedOptions(), lambda n: None)
                 )
             ]
         }
         for scorer in (CPS_SCORER, AULA_SCORER):
-            pairs = scorer.score_pairs(
-                model, PAIRS, options=MaskedOptions(), progress=lambda n: None
-            )
+            pairs = scorer.score_pairs(model, PAIRS, ScoringCall(MaskedOptions(), lambda n: None))
             out[scorer.name] = [s.score for pair in pairs for s in pair]
         return out
 

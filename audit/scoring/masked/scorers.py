@@ -20,6 +20,7 @@ from audit.scoring.base import (
     ProgressCallback,
     ScorePair,
     ScorerOptions,
+    ScoringCall,
     ScoringInputError,
     SentenceScore,
     SentenceScorer,
@@ -107,18 +108,13 @@ class PseudoLogLikelihood(SentenceScorer):
     perplexity: bool = False
 
     def score_sentences(
-        self,
-        model: LoadedModel,
-        texts: Sequence[str],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, texts: Sequence[str], call: ScoringCall
     ) -> list[SentenceScore]:
-        opts = _check_options(self.name, options)
+        opts = _check_options(self.name, call.options)
         encoded, mask_id = _encode(model, self.name, texts)
         positions = [enc.scored_positions for enc in encoded]
         sums = single_token_sums(
-            model, encoded, positions, mask_id=mask_id, opts=opts, progress=progress
+            model, encoded, positions, mask_id=mask_id, opts=opts, progress=call.progress
         )
         scores = []
         for total, enc in zip(sums, encoded, strict=True):
@@ -149,16 +145,11 @@ class AlignedPairScorer(PairScorer):
     name: str
 
     def score_pairs(
-        self,
-        model: LoadedModel,
-        pairs: Sequence[tuple[str, str]],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, pairs: Sequence[tuple[str, str]], call: ScoringCall
     ) -> list[ScorePair]:
-        opts = _check_options(self.name, options)
+        opts = _check_options(self.name, call.options)
         encoded, mask_id, aligned = _encode_pairs(model, self.name, pairs)
-        sides = Sides(model, encoded, aligned, mask_id, opts, progress)
+        sides = Sides(model, encoded, aligned, mask_id, opts, call.progress)
         return regroup_pairs(self.side_scores(sides))
 
     @abstractmethod
@@ -232,18 +223,13 @@ class AllUnmaskedLikelihood(SentenceScorer):
     attention: bool = False
 
     def score_sentences(
-        self,
-        model: LoadedModel,
-        texts: Sequence[str],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, texts: Sequence[str], call: ScoringCall
     ) -> list[SentenceScore]:
-        opts = _check_options(self.name, options)
+        opts = _check_options(self.name, call.options)
         encoded, _mask_id = _encode(model, self.name, texts)
         results = run_unmasked(
             model, encoded, with_attention=self.attention, batch_tokens=opts.batch_tokens,
-            autocast=opts.autocast, progress=progress,
+            autocast=opts.autocast, progress=call.progress,
         )  # fmt: skip
         scores = []
         for result in results:

@@ -29,7 +29,7 @@ from audit.models.loaded import LoadedModel
 from audit.scoring.base import (
     ProgressCallback,
     ScorePair,
-    ScorerOptions,
+    ScoringCall,
     ScoringInputError,
     SentenceScore,
     TemplateScorer,
@@ -241,15 +241,11 @@ class TemplateBiasScorer(TemplateScorer):
     name: str
 
     def score_slots(
-        self,
-        model: LoadedModel,
-        slots: Sequence[TemplateSlots],
-        *,
-        options: ScorerOptions,
-        progress: ProgressCallback,
+        self, model: LoadedModel, slots: Sequence[TemplateSlots], call: ScoringCall
     ) -> list[ScorePair]:
         """(score of target_st, score of target_at) per item; progress counts two
         sentences (the two targets) per item, reported when the items are done."""
+        options = call.options
         if not isinstance(options, TemplateOptions):
             raise TypeError(f"tbs needs TemplateOptions, got {type(options).__name__}")
         probes = [
@@ -257,7 +253,7 @@ class TemplateBiasScorer(TemplateScorer):
             for template in options.templates
             for s in slots
         ]
-        scores = score_templates(model, probes, options=options, progress=progress)
+        scores = score_templates(model, probes, options=options, progress=call.progress)
         n = len(slots)
         out = []
         for k in range(n):
