@@ -7,6 +7,7 @@ A measure's name, card, input shape and options model live on its registry entry
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -34,20 +35,24 @@ class MeasureOptions(BaseModel):
     )
 
 
+@dataclass(frozen=True)
+class MeasureCall:
+    """What a measure's `compute` is given besides the score rows: the scorer's facts, the
+    measure's validated options, and how to draw its intervals (`n_bootstrap` resamples
+    from `seed`, 0: none; at level 1 - `alpha`)."""
+
+    scorer: ScorerInfo
+    options: MeasureOptions
+    seed: int
+    n_bootstrap: int
+    alpha: float = 0.05
+
+
 @runtime_checkable
 class Measure(Protocol):
     """A measure of one model x dataset x scorer's score rows (shape `pairs`/`labelled`)."""
 
-    def compute(
-        self,
-        scores: pd.DataFrame,
-        *,
-        scorer: ScorerInfo,
-        options: MeasureOptions,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float = 0.05,
-    ) -> list[MeasureValue]:
+    def compute(self, scores: pd.DataFrame, call: MeasureCall) -> list[MeasureValue]:
         """One value per group with a CI at level 1 - alpha, and `alpha` is also the
         significance level of any flag the measure sets. CIs are percentile bootstrap
         intervals (`n_bootstrap` stratified resamples drawn from `seed`; 0 = no CI),
@@ -94,23 +99,14 @@ class PreparedMeasure(ABC):
     ) -> list[MeasureValue]:
         """`compute` on prepared arrays and their resamples (None: no bootstrap)."""
 
-    def compute(
-        self,
-        scores: pd.DataFrame,
-        *,
-        scorer: ScorerInfo,
-        options: MeasureOptions,
-        seed: int,
-        n_bootstrap: int,
-        alpha: float = 0.05,
-    ) -> list[MeasureValue]:
+    def compute(self, scores: pd.DataFrame, call: MeasureCall) -> list[MeasureValue]:
         """Every group's value, each with a CI at level 1 - alpha (see `Measure.compute`)."""
         from audit.stats.draws import bootstrap_draws
 
-        data = self.prepare(scores, scorer=scorer)
+        data = self.prepare(scores, scorer=call.scorer)
         resamples = (
-            bootstrap_draws(data.strata, n_resamples=n_bootstrap, seed=seed)
-            if n_bootstrap > 0 and self.bootstraps()
+            bootstrap_draws(data.strata, n_resamples=call.n_bootstrap, seed=call.seed)
+            if call.n_bootstrap > 0 and self.bootstraps()
             else None
         )
-        return self.evaluate(data, options, resamples, alpha)
+        return self.evaluate(data, call.options, resamples, call.alpha)

@@ -13,7 +13,7 @@ from audit.measures.frames import PairScores
 from audit.measures.gaussian import fit, fold_unit, js_bits, js_reference_nats, kl_gauss
 from audit.measures.normality import normality_caveat
 from audit.measures.options import DivergenceOptions
-from audit.measures.pairwise import PairMeasure, Point, gather
+from audit.measures.pairwise import GroupMasks, GroupReplicates, PairMeasure, Point, gather
 from audit.measures.values import coerce_options, join_notes
 from audit.stats.draws import Draws, identity_draws
 
@@ -92,12 +92,8 @@ class _DivergenceMeasure(PairMeasure):
         return self._weighted(per_type, counts, renormalise=options.compat != "reference")
 
     def group_replicates(
-        self,
-        data: PairScores,
-        resamples: Draws,
-        groups: dict[str, np.ndarray],
-        options: MeasureOptions,
-    ) -> dict[str, np.ndarray]:
+        self, data: PairScores, resamples: Draws, groups: GroupMasks, options: MeasureOptions
+    ) -> GroupReplicates:
         """Fits each bias type once: its replicates serve the type and the weighted `all`."""
         codes, per_type, counts = self.per_type(data, resamples, options)
         out = {data.bias_types[c]: per_type[i] for i, c in enumerate(codes)}

@@ -27,6 +27,11 @@ from audit.scoring.base import ScorerInfo
 from audit.stats.draws import Draws
 from audit.stats.intervals import bootstrap_interval
 
+#: Groups by name, each a boolean mask over the items ("all", then one per bias type).
+GroupMasks = dict[str, np.ndarray]
+#: Each group's bootstrap replicates by name: the value on every resample, shape (B,).
+GroupReplicates = dict[str, np.ndarray]
+
 
 @dataclass
 class Point:
@@ -75,12 +80,8 @@ class PairMeasure(PreparedMeasure):
         return [self._group(data, g, m, options, replicates.get(g), alpha) for g, m in groups]
 
     def group_replicates(
-        self,
-        data: PairScores,
-        resamples: Draws,
-        groups: dict[str, np.ndarray],
-        options: MeasureOptions,
-    ) -> dict[str, np.ndarray]:
+        self, data: PairScores, resamples: Draws, groups: GroupMasks, options: MeasureOptions
+    ) -> GroupReplicates:
         """The bootstrap replicates of every group (masks over items = over columns)."""
         return {g: self.values(data, resamples.columns(m), options) for g, m in groups.items()}
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from audit.ids import PluginId
+from audit.measures.base import MeasureCall
 from audit.results import Measurement
 from audit.scoring.cache import ModelIdentity
 
@@ -52,11 +53,15 @@ def compute_measurements(plan: AuditPlan, scores: pd.DataFrame) -> list[Measurem
             continue
         values = load_measure(task.measure.name).compute(
             frame,
-            scorer=SCORERS.entry(unit.scorer.name).info,
-            options=MEASURES.entry(task.measure.name).options.model_validate(task.measure.options),
-            seed=spec.seed,
-            n_bootstrap=spec.bootstrap,
-            alpha=spec.alpha,
+            MeasureCall(
+                scorer=SCORERS.entry(unit.scorer.name).info,
+                options=MEASURES.entry(task.measure.name).options.model_validate(
+                    task.measure.options
+                ),
+                seed=spec.seed,
+                n_bootstrap=spec.bootstrap,
+                alpha=spec.alpha,
+            ),
         )
         out.extend(
             Measurement(

@@ -11,6 +11,7 @@ import pytest
 
 from audit.data.choice_facts import decode_facts, encode_facts
 from audit.data.items import ChoiceItem
+from audit.measures.base import MeasureCall
 from audit.measures.bbq_check import check_predictions, main
 from audit.measures.catalog import MEASURES, load_measure
 from audit.results import MeasureValue
@@ -86,10 +87,12 @@ def compute(
 ) -> dict[str, MeasureValue]:
     values = load_measure(name).compute(
         frame() if data is None else data,
-        scorer=scorer_info("choice_ll"),
-        options=MEASURES.options_of(name, dict(options)),
-        seed=0,
-        n_bootstrap=n_bootstrap,
+        MeasureCall(
+            scorer=scorer_info("choice_ll"),
+            options=MEASURES.options_of(name, dict(options)),
+            seed=0,
+            n_bootstrap=n_bootstrap,
+        ),
     )
     return {v.group: v for v in values}
 

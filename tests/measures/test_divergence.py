@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 from scipy import integrate, stats
 
+from audit.measures.base import MeasureCall
 from audit.measures.divergence import JSS, KLS
 from audit.measures.gaussian import js_bits
 from audit.measures.options import DivergenceOptions
@@ -22,7 +23,9 @@ REFERENCE = DivergenceOptions(compat="reference")
 
 
 def _values(measure, frame, options=FORMULA, n_bootstrap=0):  # type: ignore[no-untyped-def]
-    return measure.compute(frame, scorer=AUL, options=options, seed=0, n_bootstrap=n_bootstrap)
+    return measure.compute(
+        frame, MeasureCall(scorer=AUL, options=options, seed=0, n_bootstrap=n_bootstrap)
+    )
 
 
 def test_kls_by_hand() -> None:

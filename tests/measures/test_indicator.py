@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st_
 
-from audit.measures.base import MeasureOptions
+from audit.measures.base import MeasureCall, MeasureOptions
 from audit.measures.indicator import BIAS_SCORE, SCORE_GAP
 from audit.measures.options import FormulaOnlyOptions
 from tests.measures.frames_factory import AUL, LL, PPL, pair_frame
@@ -22,11 +22,13 @@ LIU_AT = [0.5, 0.4, 0.1, 0.2]
 def _all(measure, frame, scorer=AUL, n_bootstrap=0, seed=0, alpha=0.05):  # type: ignore[no-untyped-def]
     values = measure.compute(
         frame,
-        scorer=scorer,
-        options=FormulaOnlyOptions(),
-        seed=seed,
-        n_bootstrap=n_bootstrap,
-        alpha=alpha,
+        MeasureCall(
+            scorer=scorer,
+            options=FormulaOnlyOptions(),
+            seed=seed,
+            n_bootstrap=n_bootstrap,
+            alpha=alpha,
+        ),
     )
     return values[0]
 
@@ -77,7 +79,9 @@ def test_perplexity_scorer_prefers_the_lower_perplexity() -> None:
 
 def test_groups_are_all_plus_each_bias_type() -> None:
     frame = pair_frame(LIU_ST, LIU_AT, bias_types=["gender", "gender", "race", "race"])
-    values = BIAS_SCORE.compute(frame, scorer=AUL, options=MeasureOptions(), seed=0, n_bootstrap=50)
+    values = BIAS_SCORE.compute(
+        frame, MeasureCall(scorer=AUL, options=MeasureOptions(), seed=0, n_bootstrap=50)
+    )
     assert [v.group for v in values] == ["all", "gender", "race"]
     assert [v.value for v in values] == [50.0, 0.0, 100.0]
     assert [v.n for v in values] == [4, 2, 2]
@@ -86,9 +90,15 @@ def test_groups_are_all_plus_each_bias_type() -> None:
 def test_same_seed_same_output_other_seed_other_resamples() -> None:
     rng = np.random.default_rng(1)
     frame = pair_frame(rng.normal(size=80), rng.normal(size=80))
-    a = SCORE_GAP.compute(frame, scorer=AUL, options=MeasureOptions(), seed=5, n_bootstrap=300)
-    b = SCORE_GAP.compute(frame, scorer=AUL, options=MeasureOptions(), seed=5, n_bootstrap=300)
-    c = SCORE_GAP.compute(frame, scorer=AUL, options=MeasureOptions(), seed=6, n_bootstrap=300)
+    a = SCORE_GAP.compute(
+        frame, MeasureCall(scorer=AUL, options=MeasureOptions(), seed=5, n_bootstrap=300)
+    )
+    b = SCORE_GAP.compute(
+        frame, MeasureCall(scorer=AUL, options=MeasureOptions(), seed=5, n_bootstrap=300)
+    )
+    c = SCORE_GAP.compute(
+        frame, MeasureCall(scorer=AUL, options=MeasureOptions(), seed=6, n_bootstrap=300)
+    )
     assert a == b
     assert (a[0].ci_low, a[0].ci_high) != (c[0].ci_low, c[0].ci_high)
 
@@ -97,7 +107,9 @@ def test_bias_score_interval_depends_on_neither_seed_nor_resamples() -> None:
     rng = np.random.default_rng(1)
     frame = pair_frame(rng.normal(size=80), rng.normal(size=80))
     runs = [
-        BIAS_SCORE.compute(frame, scorer=AUL, options=MeasureOptions(), seed=s, n_bootstrap=b)
+        BIAS_SCORE.compute(
+            frame, MeasureCall(scorer=AUL, options=MeasureOptions(), seed=s, n_bootstrap=b)
+        )
         for s, b in ((5, 300), (6, 300), (5, 0))
     ]
     assert runs[0] == runs[1] == runs[2]

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 from scipy import stats
 
+from audit.measures.base import MeasureCall
 from audit.measures.options import SafetyScoreOptions
 from audit.measures.safety import SAFETY_SCORE, effect_size_rows
 from audit.stats.intervals import ZERO_WIDTH
@@ -21,11 +22,13 @@ from tests.measures.frames_factory import LL, PPL, labelled_frame
 def _values(frame, scorer=PPL, compat="formula", n_bootstrap=0, alpha=0.05):  # type: ignore[no-untyped-def]
     values = SAFETY_SCORE.compute(
         frame,
-        scorer=scorer,
-        options=SafetyScoreOptions(compat=compat),
-        seed=0,
-        n_bootstrap=n_bootstrap,
-        alpha=alpha,
+        MeasureCall(
+            scorer=scorer,
+            options=SafetyScoreOptions(compat=compat),
+            seed=0,
+            n_bootstrap=n_bootstrap,
+            alpha=alpha,
+        ),
     )
     return {v.group: v for v in values}
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audit.measures.base import MeasureOptions
+from audit.measures.base import MeasureCall, MeasureOptions
 from audit.measures.catalog import MEASURES
 from audit.measures.divergence import JSS, KLS
 from audit.measures.ilps import ilps
@@ -37,7 +37,7 @@ SIZES = (1, 2, 5)
 def _compute(measure: Any, frame: Any, *, scorer: Any = AUL, **kw: Any) -> list[MeasureValue]:
     options = kw.pop("options", MeasureOptions())
     args = {"seed": 0, "n_bootstrap": 200, "alpha": 0.05, **kw}
-    return measure.compute(frame, scorer=scorer, options=options, **args)
+    return measure.compute(frame, MeasureCall(scorer=scorer, options=options, **args))
 
 
 def _cp(k: int, n: int, alpha: float = 0.05) -> tuple[float, float]:

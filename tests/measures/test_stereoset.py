@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from audit.measures.base import MeasureOptions
+from audit.measures.base import MeasureCall, MeasureOptions
 from audit.measures.catalog import load_measure
 from audit.measures.stereoset import ICAT, LMS
 from tests.measures.frames_factory import AUL, pair_frame
@@ -16,7 +16,9 @@ ST, AT, UN = [-1.0, -2.0], [-3.0, -1.5], [-2.5, -1.8]
 
 
 def _first(measure, frame):  # type: ignore[no-untyped-def]
-    return measure.compute(frame, scorer=AUL, options=MeasureOptions(), seed=0, n_bootstrap=100)[0]
+    return measure.compute(
+        frame, MeasureCall(scorer=AUL, options=MeasureOptions(), seed=0, n_bootstrap=100)
+    )[0]
 
 
 def test_lms_ss_icat_by_hand() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from audit.measures.base import MeasureOptions
+from audit.measures.base import MeasureCall, MeasureOptions
 from audit.measures.indicator import BIAS_SCORE, SCORE_GAP
 from audit.stats.intervals import CLOPPER_PEARSON
 from tests.measures.frames_factory import AUL, pair_frame
@@ -45,7 +45,7 @@ def test_1000_resamples_x_10_models_x_1508_items() -> None:
     results = []
     for model, frame in enumerate(_crows_like_frames()):
         values = SCORE_GAP.compute(
-            frame, scorer=AUL, options=MeasureOptions(), seed=model, n_bootstrap=1000
+            frame, MeasureCall(scorer=AUL, options=MeasureOptions(), seed=model, n_bootstrap=1000)
         )
         assert len(values) == 10  # all + 9 bias types
         assert all(v.details["bootstrap"]["resamples"] == 1000 for v in values)
@@ -58,7 +58,7 @@ def test_exact_bias_score_intervals_at_crows_pairs_scale() -> None:
     results = []
     for model, frame in enumerate(_crows_like_frames()):
         values = BIAS_SCORE.compute(
-            frame, scorer=AUL, options=MeasureOptions(), seed=model, n_bootstrap=1000
+            frame, MeasureCall(scorer=AUL, options=MeasureOptions(), seed=model, n_bootstrap=1000)
         )
         assert len(values) == 10
         assert all(v.details["interval"]["method"] == CLOPPER_PEARSON for v in values)
