@@ -17,8 +17,11 @@ CANDIDATE = "candidate"
 
 
 class PairedSettings(TypedDict):
-    """What a paired test needs besides the two frames and the ids, handed on as it is."""
+    """What a paired test needs besides the two frames, handed on as it is: the measure
+    and scorer ids, the ideal value and the models' names, and how to draw."""
 
+    measure: PluginId
+    scorer: PluginId
     ideal_value: float
     model_a: str
     model_b: str
@@ -34,13 +37,7 @@ class PairedTest(Protocol):
     cannot be compared this way (a corpus measure, different items, no bootstrap, ...)."""
 
     def __call__(
-        self,
-        frame_a: pd.DataFrame,
-        frame_b: pd.DataFrame,
-        *,
-        measure: PluginId,
-        scorer: PluginId,
-        **settings: Unpack[PairedSettings],
+        self, frame_a: pd.DataFrame, frame_b: pd.DataFrame, **settings: Unpack[PairedSettings]
     ) -> ComparisonRecord: ...
 
 

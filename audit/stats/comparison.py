@@ -9,7 +9,7 @@ it belongs to corrects its p-values and decides its verdict
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Required, TypedDict, Unpack
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
@@ -17,11 +17,11 @@ from pydantic import BaseModel
 
 from audit.ids import PluginId
 from audit.results import ComparisonRecord, judge_comparison
-from audit.scoring.base import ScorerInfo
 from audit.stats.draws import Draws, bootstrap_draws, identity_draws
 from audit.stats.inputs import (
     Resamplable,
     StatisticsInputError,
+    StudiedMeasure,
     prepare_aligned,
     record_keys,
     require_resamplable,
@@ -116,20 +116,16 @@ def prepare_paired(
     frame_a: pd.DataFrame,
     frame_b: pd.DataFrame,
     *,
-    measure: PluginId,
-    scorer: PluginId,
-    implementation: object,
-    scorer_info: ScorerInfo,
-    options: BaseModel,
-    ideal_value: float | None,
     model_a: str = "a",
     model_b: str = "b",
     group: str = "all",
     exact_difference: bool = False,
+    **studied: Unpack[StudiedMeasure],
 ) -> PairedData:
     """Both models' arrays aligned on the same items (StatisticsInputError when they cannot
     be compared: no ideal value, different items, the same name twice)."""
-    obj = require_resamplable(measure, implementation)
+    measure, ideal_value = studied["measure"], studied["ideal_value"]
+    obj = require_resamplable(measure, studied["implementation"])
     if ideal_value is None:
         raise StatisticsInputError(
             f"measure '{measure.label}' has no ideal value, so a comparison cannot say "
@@ -138,31 +134,27 @@ def prepare_paired(
     if model_a == model_b:
         raise StatisticsInputError(f"both models are named '{model_a}'; give distinct names")
     aligned = prepare_aligned(
-        {model_a: frame_a, model_b: frame_b}, implementation=obj, scorer_info=scorer_info
+        {model_a: frame_a, model_b: frame_b},
+        implementation=obj,
+        scorer_info=studied["scorer_info"],
     )
     return PairedData(
         measure=measure,
-        scorer=scorer,
+        scorer=studied["scorer"],
         obj=obj,
         data_a=aligned[model_a],
         data_b=aligned[model_b],
-        options=options,
+        options=studied["options"],
         ideal=ideal_value,
         group=group,
         exact_difference=exact_difference and hasattr(aligned[model_a], "st"),
     )
 
 
-class Pairing(TypedDict, total=False):
+class Pairing(StudiedMeasure, total=False):
     """The keywords `compare_models` passes on to `prepare_paired` (the same names and
     defaults: model_a "a", model_b "b", group "all", exact_difference False)."""
 
-    measure: Required[PluginId]
-    scorer: Required[PluginId]
-    implementation: Required[object]
-    scorer_info: Required[ScorerInfo]
-    options: Required[BaseModel]
-    ideal_value: Required[float | None]
     model_a: str
     model_b: str
     group: str

@@ -9,15 +9,29 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypedDict, cast
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel
 
 from audit.errors import AuditUserError
 from audit.ids import PluginId
 from audit.scoring.base import ScorerInfo
 from audit.stats.draws import Draws
+
+
+class StudiedMeasure(TypedDict):
+    """The measure a cross-model study redraws, as the study's keywords: the measure's and
+    the scorer's ids, the measure's object (a `Resamplable`), the scorer's facts, the
+    measure's validated options and its card's ideal value (None: it has none)."""
+
+    measure: PluginId
+    scorer: PluginId
+    implementation: object
+    scorer_info: ScorerInfo
+    options: BaseModel
+    ideal_value: float | None
 
 
 class StatisticsInputError(AuditUserError):

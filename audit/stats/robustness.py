@@ -4,17 +4,19 @@ subsets and check that the models' ordering and sides of the ideal value hold.""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel
 
-from audit.ids import PluginId
 from audit.results import ModelDrawSummary, RobustnessRecord
-from audit.scoring.base import ScorerInfo
 from audit.stats.draws import identity_draws, subsample_draws
-from audit.stats.inputs import prepare_aligned, record_keys, require_resamplable
+from audit.stats.inputs import (
+    StudiedMeasure,
+    prepare_aligned,
+    record_keys,
+    require_resamplable,
+)
 
 
 def _finite_or_none(x: float) -> float | None:
@@ -46,16 +48,11 @@ def _sides_kept(full: np.ndarray, draws: np.ndarray, ideal: float | None) -> np.
 def robustness_study(
     frames: Mapping[str, pd.DataFrame],
     *,
-    measure: PluginId,
-    scorer: PluginId,
-    implementation: object,
-    scorer_info: ScorerInfo,
-    options: BaseModel,
-    ideal_value: float | None,
     rates: Sequence[float],
     repeats: int,
     agreement: float,
     seed: int,
+    **studied: Unpack[StudiedMeasure],
 ) -> list[RobustnessRecord]:
     """One RobustnessRecord per rate for `measure` (group `all`) over several models.
 
@@ -68,8 +65,9 @@ def robustness_study(
     side of the ideal value; the verdict is robust when the share of agreeing draws is at
     least `agreement`.
     """
-    obj = require_resamplable(measure, implementation)
-    data = prepare_aligned(frames, implementation=obj, scorer_info=scorer_info)
+    measure, options, ideal_value = studied["measure"], studied["options"], studied["ideal_value"]
+    obj = require_resamplable(measure, studied["implementation"])
+    data = prepare_aligned(frames, implementation=obj, scorer_info=studied["scorer_info"])
     names = list(data)
     strata = next(iter(data.values())).strata
     full = np.array(
@@ -79,7 +77,9 @@ def robustness_study(
     ordering = [
         names[i] for i in np.argsort(-np.where(np.isfinite(full), full, -np.inf), kind="stable")
     ]
-    keys = record_keys(frames, measure=measure, scorer=scorer, seed=seed, ideal_value=ideal_value)
+    keys = record_keys(
+        frames, measure=measure, scorer=studied["scorer"], seed=seed, ideal_value=ideal_value
+    )
     study: dict[str, Any] = dict(
         **keys, repeats=repeats, full_ordering=ordering, required_share=agreement
     )

@@ -45,12 +45,7 @@ def retest_with(paired: PairedData, *, seed: int) -> Callable[[int], tuple[float
 
 
 def paired_test(
-    frame_a: pd.DataFrame,
-    frame_b: pd.DataFrame,
-    *,
-    measure: PluginId,
-    scorer: PluginId,
-    **settings: Unpack[PairedSettings],
+    frame_a: pd.DataFrame, frame_b: pd.DataFrame, **settings: Unpack[PairedSettings]
 ) -> ComparisonRecord:
     """The paired test `audit compare` runs: `audit.stats.comparison.compare_models` with
     the measure and scorer the ids name. Without the measure code (an install without the
@@ -60,12 +55,7 @@ def paired_test(
     except ImportError as error:
         raise AuditUserError(f"the measure code cannot be imported ({error})") from None
     return compare_models(
-        frame_a,
-        frame_b,
-        measure=measure,
-        scorer=scorer,
-        **_measure_code(measure, scorer),
-        **settings,
+        frame_a, frame_b, **_measure_code(settings["measure"], settings["scorer"]), **settings
     )
 
 
@@ -111,13 +101,7 @@ class RunComparisonTests:
         )
 
     def __call__(
-        self,
-        frame_a: pd.DataFrame,
-        frame_b: pd.DataFrame,
-        *,
-        measure: PluginId,
-        scorer: PluginId,
-        **settings: Unpack[PairedSettings],
+        self, frame_a: pd.DataFrame, frame_b: pd.DataFrame, **settings: Unpack[PairedSettings]
     ) -> ComparisonRecord:
         try:
             from audit.stats.comparison import paired_record, prepare_paired
@@ -128,6 +112,7 @@ class RunComparisonTests:
             raise StatisticsInputError(
                 f"a paired bootstrap needs n_bootstrap >= 1 (got {settings['n_bootstrap']})"
             )
+        measure, scorer = settings["measure"], settings["scorer"]
         paired = prepare_paired(
             frame_a,
             frame_b,
