@@ -57,15 +57,7 @@ from audit.data.tasks.nli_bias import (
 )
 from audit.errors import AuditUserError
 from audit.extrinsic.nli_gap import fraction_neutral_gap
-from audit.extrinsic.nli_rows import (
-    DEFAULT_GENDER_OF,
-    Aggregate,
-    Gender,
-    NliRows,
-    check_probs,
-    label_order,
-    nli_rows,
-)
+from audit.extrinsic.nli_rows import Aggregate, Gender, NliRows, gendered_rows
 from audit.extrinsic.statistics import cluster_bootstrap_means
 from audit.results import NliBiasGroup, NliBiasResult, ThresholdShare
 from audit.stats.intervals import bootstrap_interval
@@ -174,10 +166,8 @@ def nli_bias_scores(
     for tau in thresholds:
         if not 0 <= tau < 1 or not math.isfinite(tau):
             raise AuditUserError(f"NLI-bias: threshold {tau} must be in [0, 1)")
-    order = label_order(labels)
-    array = check_probs(probs, len(pairs))
-    rows = nli_rows(array, order, pairs, aggregate)
-    genders = DEFAULT_GENDER_OF if gender_of is None else gender_of
+    gendered = gendered_rows(probs, labels, pairs, aggregate, gender_of)
+    rows = gendered.rows
     taus = list(dict.fromkeys(float(t) for t in thresholds))
 
     def group(mask: np.ndarray, name: str, kind: Literal["all", "gender", "word"]) -> NliBiasGroup:
@@ -193,18 +183,18 @@ def nli_bias_scores(
         )
 
     groups = [group(np.ones(len(rows.word), dtype=bool), "all", "all")]
-    word_gender = [genders.get(w.lower()) if w else None for w in rows.word]
     for gender in ("female", "male"):
-        mask = np.array([g == gender for g in word_gender])
+        mask = gendered.mask(gender)
         if mask.any():
             groups.append(group(mask, gender, "gender"))
     for word in sorted({w for w in rows.word if w}):
         groups.append(group(np.array([w == word for w in rows.word]), word, "word"))
     head = groups[0]
-    female = np.array([g == "female" for g in word_gender], dtype=bool)
-    male = np.array([g == "male" for g in word_gender], dtype=bool)
+    female, male = gendered.mask("female"), gendered.mask("male")
     gap = fraction_neutral_gap(rows, female, male, seed=seed, n_bootstrap=n_bootstrap, alpha=alpha)
-    unknown = sorted({w for w, g in zip(rows.word, word_gender, strict=True) if w and g is None})
+    unknown = sorted(
+        {w for w, g in zip(rows.word, gendered.genders, strict=True) if w and g is None}
+    )
     notes = [gap.note] if gap.note else []
     notes.append(_dev_scores(head, groups))
     if head.note and head.note not in notes:

@@ -11,15 +11,7 @@ from typing import Any
 import numpy as np
 
 from audit.data.tasks.nli_bias import NliPair
-from audit.extrinsic.nli_rows import (
-    DEFAULT_GENDER_OF,
-    Aggregate,
-    Gender,
-    NliRows,
-    check_probs,
-    label_order,
-    nli_rows,
-)
+from audit.extrinsic.nli_rows import Aggregate, Gender, NliRows, gendered_rows
 from audit.extrinsic.statistics import cluster_bootstrap_means
 from audit.stats.intervals import bootstrap_interval
 
@@ -105,11 +97,8 @@ def nli_bias_replicates(
     genders)."""
     if n_bootstrap < 1:
         raise ValueError(f"n_bootstrap must be >= 1 (got {n_bootstrap})")
-    rows = nli_rows(check_probs(probs, len(pairs)), label_order(labels), pairs, aggregate)
-    genders = DEFAULT_GENDER_OF if gender_of is None else gender_of
-    word_gender = [genders.get(w.lower()) if w else None for w in rows.word]
-    female = np.array([g == "female" for g in word_gender], dtype=bool)
-    male = np.array([g == "male" for g in word_gender], dtype=bool)
+    gendered = gendered_rows(probs, labels, pairs, aggregate, gender_of)
+    female, male = gendered.mask("female"), gendered.mask("male")
     if not female.any() or not male.any():
         return None
-    return gap_replicates(rows, female, male, seed=seed, n_bootstrap=n_bootstrap)
+    return gap_replicates(gendered.rows, female, male, seed=seed, n_bootstrap=n_bootstrap)

@@ -114,3 +114,32 @@ def nli_rows(
         cluster=cluster,
         word=[k[1] for k in keys],
     )
+
+
+@dataclass(frozen=True)
+class GenderedRows:
+    """NLI-bias's scored rows (`nli_rows`) and each row's gender: its gender word's, None
+    for a word of unknown gender or a row without one."""
+
+    rows: NliRows
+    genders: list[Gender | None]
+
+    def mask(self, gender: Gender) -> np.ndarray:
+        """Which rows are of `gender`."""
+        return np.array([g == gender for g in self.genders], dtype=bool)
+
+
+def gendered_rows(
+    probs: Any,
+    labels: Sequence[str],
+    pairs: Sequence[NliPair],
+    aggregate: Aggregate,
+    gender_of: Mapping[str, Gender] | None,
+) -> GenderedRows:
+    """The probabilities `probs` of `pairs` (columns in `labels` order), checked and
+    arranged into rows under `aggregate`, with each row's gender by `gender_of` (gender
+    words in lower case; default: `DEFAULT_GENDER_OF`)."""
+    order = label_order(labels)
+    rows = nli_rows(check_probs(probs, len(pairs)), order, pairs, aggregate)
+    genders = DEFAULT_GENDER_OF if gender_of is None else gender_of
+    return GenderedRows(rows, [genders.get(w.lower()) if w else None for w in rows.word])

@@ -8,6 +8,7 @@ replicates over the task's evaluation items.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,24 +34,29 @@ def measured(item: PlannedTask, predictions: Any, resampling: Resampling) -> Tas
     return value
 
 
-def seed_run(
-    item: PlannedTask,
-    model_id: str,
-    loaded: Any,
-    seed: int,
-    several: bool,
-    cache_dir: Path,
-    resampling: Resampling,
-    display: Display,
-) -> SeedRun:
+@dataclass(frozen=True)
+class SeedJob:
+    """One fine-tuning of a planned task: the task, the model (its id and the loaded
+    model) and the seed; `several`: the task has more than one seed, so what the display
+    and the log say names it."""
+
+    item: PlannedTask
+    model_id: str
+    loaded: Any
+    seed: int
+    several: bool
+
+
+def seed_run(job: SeedJob, cache_dir: Path, resampling: Resampling, display: Display) -> SeedRun:
     """One seed's fine-tuning (or the cached one) measured at its chosen checkpoint, with
     its dev check, curve and item replicates."""
-    stored = _fine_tuned(item, model_id, loaded, seed, several, cache_dir, display)
+    item = job.item
+    stored = _fine_tuned(job, cache_dir, display)
     summary = stored.summary
     chosen = choose_checkpoint(item.head, summary, item.spec.finetune.checkpoint)
     predictions = stored.point(chosen.step)
     return SeedRun(
-        seed=seed,
+        seed=job.seed,
         summary=summary,
         key=stored.key,
         cached=stored.cached,
@@ -62,22 +68,15 @@ def seed_run(
     )
 
 
-def _fine_tuned(
-    item: PlannedTask,
-    model_id: str,
-    loaded: Any,
-    seed: int,
-    several: bool,
-    cache_dir: Path,
-    display: Display,
-) -> StoredFineTune:
+def _fine_tuned(job: SeedJob, cache_dir: Path, display: Display) -> StoredFineTune:
     from audit.extrinsic.finetune.store import cached_finetune
     from audit.training.status import TrainingStatus
 
-    settings = item.spec.finetune.for_seed(seed)
-    which = f" (seed {seed})" if several else ""
-    key = f"extrinsic {item.name} {model_id}{which}"
-    label = f"fine-tuning {item.name} on {model_id}{which}"
+    item = job.item
+    settings = item.spec.finetune.for_seed(job.seed)
+    which = f" (seed {job.seed})" if job.several else ""
+    key = f"extrinsic {item.name} {job.model_id}{which}"
+    label = f"fine-tuning {item.name} on {job.model_id}{which}"
     started = False
 
     def progress(status: TrainingStatus) -> None:
@@ -96,7 +95,7 @@ def _fine_tuned(
 
     t0 = time.monotonic()
     stored = cached_finetune(
-        loaded,
+        job.loaded,
         item.task_head,
         item.data.train,
         item.data.dev,
@@ -110,7 +109,7 @@ def _fine_tuned(
     if started:
         display.finish(key)
     how = "read from the cache" if stored.cached else f"in {time.monotonic() - t0:.0f} s"
-    display.info(f"{item.name} on {model_id}{which}: fine-tuned model {how}")
+    display.info(f"{item.name} on {job.model_id}{which}: fine-tuned model {how}")
     return stored
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from audit.extrinsic.planned import PlannedTask
-from audit.extrinsic.seed_run import seed_run
+from audit.extrinsic.seed_run import SeedJob, seed_run
 from audit.extrinsic.seeds import SeedRun, combine_seeds
 from audit.extrinsic.tasks.base import Resampling, TaskValue
 from audit.results import ExtrinsicRecord
@@ -76,7 +76,12 @@ def run_extrinsic(
             loaded = load_model(model_id)
             seeds = item.seeds(seed)
             runs = [
-                seed_run(item, model_id, loaded, s, len(seeds) > 1, cache_dir, resampling, display)
+                seed_run(
+                    SeedJob(item, model_id, loaded, s, len(seeds) > 1),
+                    cache_dir,
+                    resampling,
+                    display,
+                )
                 for s in seeds
             ]
             record, replicates = _record(item, model_id, runs, resampling)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypedDict, TypeVar
 
 from pydantic import BaseModel
 
@@ -85,19 +85,23 @@ class TaskContext:
         return self.read(self.evaluation, options)
 
 
+#: The type of a task's evaluation inputs (`TaskData.evaluation`): the task's own.
+EvaluationT = TypeVar("EvaluationT")
+
+
 @dataclass(frozen=True)
-class TaskData:
+class TaskData(Generic[EvaluationT]):
     """A task's data, read and checked: the head's training and dev rows, the evaluation
-    inputs (whatever `predict` reads, in `evaluation`) and the task's options (which the
-    measure may read). `head` is the task's own head (a `TaskHead` of its entry's kind,
-    which then carries its classes); None: the head of the entry's kind
-    (`audit.extrinsic.head_kinds`; a classifier's over `labels`, default: the training
-    labels, sorted)."""
+    inputs (whatever `predict` reads, in `evaluation`, of the task's own type:
+    `TaskData[list[Bio]]`) and the task's options (which the measure may read). `head` is
+    the task's own head (a `TaskHead` of its entry's kind, which then carries its
+    classes); None: the head of the entry's kind (`audit.extrinsic.head_kinds`; a
+    classifier's over `labels`, default: the training labels, sorted)."""
 
     dataset: str
     train: Sequence[ScoredPair] | Sequence[LabelledText]
     dev: Sequence[ScoredPair] | Sequence[LabelledText]
-    evaluation: Any
+    evaluation: EvaluationT
     options: Any = None
     labels: tuple[str, ...] | None = None
     #: What was read, for the report: counts, files, sources.
@@ -146,12 +150,12 @@ class ItemReplicates:
 class ExtrinsicTask(Protocol):
     """One extrinsic task; `options` is its validated options model."""
 
-    def prepare(self, options: Any, context: TaskContext) -> TaskData: ...
+    def prepare(self, options: Any, context: TaskContext) -> TaskData[Any]: ...
 
-    def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]: ...
+    def predict(self, model: TaskModel, data: TaskData[Any]) -> dict[str, np.ndarray]: ...
 
     def measure(
-        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+        self, predictions: Mapping[str, np.ndarray], data: TaskData[Any], resampling: Resampling
     ) -> TaskValue: ...
 
 
@@ -166,14 +170,14 @@ class ResamplingTask(ExtrinsicTask, Protocol):
     the value is undefined (e.g. no pairs of both genders)."""
 
     def replicates(
-        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+        self, predictions: Mapping[str, np.ndarray], data: TaskData[Any], resampling: Resampling
     ) -> ItemReplicates | None: ...
 
 
 def task_replicates(
     task: ExtrinsicTask,
     predictions: Mapping[str, np.ndarray],
-    data: TaskData,
+    data: TaskData[Any],
     resampling: Resampling,
 ) -> ItemReplicates | None:
     """The task's replicates of its value on `predictions`; None when the task gives none

@@ -14,23 +14,18 @@ import numpy as np
 from audit.extrinsic.biasbios import Bio, tpr_gap_of_bios, tpr_gap_replicates
 from audit.extrinsic.finetune.examples import bios_examples
 from audit.extrinsic.options import BiasBiosOptions
-from audit.extrinsic.tasks.base import (
-    ItemReplicates,
-    Resampling,
-    TaskContext,
-    TaskData,
-    TaskValue,
-)
+from audit.extrinsic.tasks.base import ItemReplicates, TaskData, TaskValue
 from audit.extrinsic.tasks.hashing import lines_sha256
 
 if TYPE_CHECKING:
     from audit.extrinsic.finetune.heads import TaskModel
+    from audit.extrinsic.tasks.base import Resampling, TaskContext
 
 
 class BiasBiosTask:
     """TPR gap of an occupation classifier (De-Arteaga et al. 2019)."""
 
-    def prepare(self, options: BiasBiosOptions, context: TaskContext) -> TaskData:
+    def prepare(self, options: BiasBiosOptions, context: TaskContext) -> TaskData[list[Bio]]:
         bios = context.training_data(options)
         train: list[Bio] = list(bios.split("train"))
         dev: list[Bio] = list(bios.split("dev"))
@@ -53,15 +48,18 @@ class BiasBiosTask:
             evaluation_sha256=lines_sha256((b.text, b.title, b.gender) for b in test),
         )
 
-    def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]:
+    def predict(self, model: TaskModel, data: TaskData[list[Bio]]) -> dict[str, np.ndarray]:
         from audit.extrinsic.kinds.classification import predict_proba
 
-        bios: list[Bio] = data.evaluation
+        bios = data.evaluation
         probs = predict_proba(model, [b.text for b in bios])
         return {"predicted": probs.argmax(axis=1).astype(np.int64)}
 
     def measure(
-        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+        self,
+        predictions: Mapping[str, np.ndarray],
+        data: TaskData[list[Bio]],
+        resampling: Resampling,
     ) -> TaskValue:
         options: BiasBiosOptions = data.options
         labels = data.labels or ()
@@ -75,13 +73,16 @@ class BiasBiosTask:
         return TaskValue.of(result, result.n_bios)
 
     def replicates(
-        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+        self,
+        predictions: Mapping[str, np.ndarray],
+        data: TaskData[list[Bio]],
+        resampling: Resampling,
     ) -> ItemReplicates | None:
         """The value on resamples of the test bios within each (title, gender) cell, the
         same bios for every model; None when no occupation has a gap."""
         options: BiasBiosOptions = data.options
         labels = data.labels or ()
-        bios: list[Bio] = data.evaluation
+        bios = data.evaluation
         found = tpr_gap_replicates(
             [b.title for b in bios],
             [labels[int(i)] for i in predictions["predicted"]],

@@ -15,25 +15,20 @@ from audit.extrinsic.finetune.examples import nli_examples
 from audit.extrinsic.nli_bias import LABELS, NliPair, nli_bias_scores
 from audit.extrinsic.nli_gap import nli_bias_replicates
 from audit.extrinsic.options import NliBiasOptions
-from audit.extrinsic.tasks.base import (
-    ItemReplicates,
-    Resampling,
-    TaskContext,
-    TaskData,
-    TaskValue,
-)
+from audit.extrinsic.tasks.base import ItemReplicates, TaskData, TaskValue
 from audit.extrinsic.tasks.hashing import lines_sha256
 
 if TYPE_CHECKING:
     import numpy as np
 
     from audit.extrinsic.finetune.heads import TaskModel
+    from audit.extrinsic.tasks.base import Resampling, TaskContext
 
 
 class NliBiasTask:
     """NLI-bias (Dev et al. 2020; the value as Kaneko et al. 2022 define it)."""
 
-    def prepare(self, options: NliBiasOptions, context: TaskContext) -> TaskData:
+    def prepare(self, options: NliBiasOptions, context: TaskContext) -> TaskData[list[NliPair]]:
         pairs: list[NliPair] = list(context.evaluation_data(options).split("test"))
         training = context.training_data(options)
         train = nli_examples(training.split("train"))
@@ -54,14 +49,17 @@ class NliBiasTask:
             evaluation_sha256=lines_sha256((p.premise, p.hypothesis) for p in pairs),
         )
 
-    def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]:
+    def predict(self, model: TaskModel, data: TaskData[list[NliPair]]) -> dict[str, np.ndarray]:
         from audit.extrinsic.kinds.classification import predict_proba
 
-        pairs: list[NliPair] = data.evaluation
+        pairs = data.evaluation
         return {"probs": predict_proba(model, [(p.premise, p.hypothesis) for p in pairs])}
 
     def measure(
-        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+        self,
+        predictions: Mapping[str, np.ndarray],
+        data: TaskData[list[NliPair]],
+        resampling: Resampling,
     ) -> TaskValue:
         options: NliBiasOptions = data.options
         result = nli_bias_scores(
@@ -75,7 +73,10 @@ class NliBiasTask:
         return TaskValue.of(result, result.n_pairs)
 
     def replicates(
-        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+        self,
+        predictions: Mapping[str, np.ndarray],
+        data: TaskData[list[NliPair]],
+        resampling: Resampling,
     ) -> ItemReplicates | None:
         """The value on resamples of the premises (occupations under `word_pair`): the
         draws of `measure`'s CI of the value; None without pairs of both genders."""

@@ -17,13 +17,7 @@ from audit.extrinsic.sts_bias import (
     sts_bias_replicates,
     sts_bias_score,
 )
-from audit.extrinsic.tasks.base import (
-    ItemReplicates,
-    Resampling,
-    TaskContext,
-    TaskData,
-    TaskValue,
-)
+from audit.extrinsic.tasks.base import ItemReplicates, TaskData, TaskValue
 from audit.extrinsic.tasks.hashing import lines_sha256
 from audit.variants.wordlists import load_gender_word_lists, load_word_list_folder
 
@@ -31,6 +25,11 @@ if TYPE_CHECKING:
     import numpy as np
 
     from audit.extrinsic.finetune.heads import TaskModel
+    from audit.extrinsic.tasks.base import Resampling, TaskContext
+
+#: STS-bias's evaluation inputs: its sentence pairs, and each occupation's percentage of
+#: women (`pct_female`; None where the statistics have none).
+StsBiasInputs = tuple[list[StsBiasPair], dict[str, float | None]]
 
 
 def _path(data_dir: Path, value: str) -> Path:
@@ -45,7 +44,7 @@ def pairs_sha256(pairs: list[StsBiasPair]) -> str:
 class StsBiasTask:
     """STS-bias (Webster et al. 2020)."""
 
-    def prepare(self, options: StsBiasOptions, context: TaskContext) -> TaskData:
+    def prepare(self, options: StsBiasOptions, context: TaskContext) -> TaskData[StsBiasInputs]:
         data_dir = context.data_dir
         sts_b = context.training_data(options)
         train, dev = sts_b.split("train"), sts_b.split("dev")
@@ -86,15 +85,18 @@ class StsBiasTask:
             evaluation_sha256=pairs_sha256(pairs),
         )
 
-    def predict(self, model: TaskModel, data: TaskData) -> dict[str, np.ndarray]:
+    def predict(self, model: TaskModel, data: TaskData[StsBiasInputs]) -> dict[str, np.ndarray]:
         from audit.extrinsic.kinds.regression import predict_similarity
 
-        pairs: list[StsBiasPair] = data.evaluation[0]
+        pairs = data.evaluation[0]
         both = predict_similarity(model, [p.male for p in pairs] + [p.female for p in pairs])
         return {"male": both[: len(pairs)], "female": both[len(pairs) :]}
 
     def measure(
-        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+        self,
+        predictions: Mapping[str, np.ndarray],
+        data: TaskData[StsBiasInputs],
+        resampling: Resampling,
     ) -> TaskValue:
         pairs, shares = data.evaluation
         result = sts_bias_score(
@@ -107,10 +109,13 @@ class StsBiasTask:
         return TaskValue.of(result, result.n_pairs)
 
     def replicates(
-        self, predictions: Mapping[str, np.ndarray], data: TaskData, resampling: Resampling
+        self,
+        predictions: Mapping[str, np.ndarray],
+        data: TaskData[StsBiasInputs],
+        resampling: Resampling,
     ) -> ItemReplicates:
         """The value on resamples of whole templates: the draws of `measure`'s CI."""
-        pairs: list[StsBiasPair] = data.evaluation[0]
+        pairs = data.evaluation[0]
         values = sts_bias_replicates(
             pairs,
             predictions["male"],
