@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -84,6 +85,43 @@ def _lowercases(tokenizer: PreTrainedTokenizerBase) -> bool:
     return bool(tokenizer.tokenize("He") == tokenizer.tokenize("he"))
 
 
+@dataclass(frozen=True)
+class _Probed:
+    """The model the probe runs on its device, with its tokenizer and, for a Self-Debias
+    variant, the settings it scores with (None: the plain model)."""
+
+    model: PreTrainedModel
+    tokenizer: PreTrainedTokenizerBase
+    device: torch.device
+    self_debias: SelfDebias | None
+
+    def logits(self, input_ids: torch.Tensor, attention: torch.Tensor) -> torch.Tensor:
+        """The plain model's logits of a padded batch."""
+        return self.model(
+            input_ids=input_ids.to(self.device), attention_mask=attention.to(self.device)
+        ).logits
+
+    def debiased(
+        self,
+        input_ids: torch.Tensor,
+        attention: torch.Tensor,
+        at: tuple[torch.Tensor, torch.Tensor],
+        pad: int | None,
+    ) -> torch.Tensor:
+        """Self-Debias's log-probabilities [R, V] at the positions `at` (rows, columns)."""
+        assert self.self_debias is not None, "debiased() is for a Self-Debias variant"
+        rows, cols = (a.to(self.device) for a in at)
+        return _debiased_log_probs(
+            self.model,
+            self.self_debias,
+            input_ids.to(self.device),
+            attention.to(self.device),
+            rows,
+            cols,
+            pad=pad,
+        )
+
+
 def probe_he_she(
     model: PreTrainedModel,
     tokenizer: PreTrainedTokenizerBase,
@@ -101,9 +139,10 @@ def probe_he_she(
     was_training = model.training
     model.eval()
     try:
+        probed = _Probed(model, tokenizer, device, self_debias)
         if model_type == "masked":
-            return _masked(model, tokenizer, list(occupations), device, self_debias)
-        return _causal(model, tokenizer, list(occupations), device, self_debias)
+            return _masked(probed, list(occupations))
+        return _causal(probed, list(occupations))
     finally:
         model.train(was_training)
 
@@ -127,15 +166,10 @@ def _record(
     )
 
 
-def _masked(
-    model: PreTrainedModel,
-    tokenizer: PreTrainedTokenizerBase,
-    occupations: list[str],
-    device: torch.device,
-    self_debias: SelfDebias | None,
-) -> ProbeRecord:
+def _masked(probed: _Probed, occupations: list[str]) -> ProbeRecord:
     import torch
 
+    tokenizer = probed.tokenizer
     mask, mask_id = tokenizer.mask_token, tokenizer.mask_token_id
     if mask is None or mask_id is None:
         raise AuditUserError(
@@ -156,39 +190,27 @@ def _masked(
                 "he/she probe: the tokenizer does not keep its mask token as one token in "
                 f"{texts[0]!r}"
             )
+        attention = enc["attention_mask"]
         with torch.inference_mode():
-            if self_debias is not None:
-                probs = _debiased_log_probs(
-                    model,
-                    self_debias,
-                    input_ids.to(device),
-                    enc["attention_mask"].to(device),
-                    where[:, 0].to(device),
-                    where[:, 1].to(device),
-                    pad=tokenizer.pad_token_id,
-                ).exp()
+            if probed.self_debias is not None:
+                at = (where[:, 0], where[:, 1])
+                pad = tokenizer.pad_token_id
+                probs = probed.debiased(input_ids, attention, at, pad).exp()
             else:
-                logits = model(
-                    input_ids=input_ids.to(device), attention_mask=enc["attention_mask"].to(device)
-                ).logits
+                logits = probed.logits(input_ids, attention)
                 probs = torch.softmax(logits[where[:, 0], where[:, 1]].float(), dim=-1)
         p_he += probs[:, he_id].double().tolist()
         p_she += probs[:, she_id].double().tolist()
     return _record(f"{mask} is a/an <occupation>.", he, she, occupations, p_he, p_she)
 
 
-def _causal(
-    model: PreTrainedModel,
-    tokenizer: PreTrainedTokenizerBase,
-    occupations: list[str],
-    device: torch.device,
-    self_debias: SelfDebias | None,
-) -> ProbeRecord:
+def _causal(probed: _Probed, occupations: list[str]) -> ProbeRecord:
     import torch
 
     from audit.training.encode import bos_token_id, pad_token_id
 
-    bos = bos_token_id(tokenizer, model)
+    tokenizer, device = probed.tokenizer, probed.device
+    bos = bos_token_id(tokenizer, probed.model)
     if bos is None:
         raise AuditUserError(
             "he/she probe: the model has no BOS token, so the first word of "
@@ -210,23 +232,13 @@ def _causal(
             attention[row, : len(seq)] = 1
         with torch.inference_mode():
             targets = input_ids[:, 1:].to(device)
-            if self_debias is not None:
-                rows = torch.arange(len(chunk)).repeat_interleave(width - 1).to(device)
-                cols = torch.arange(width - 1).repeat(len(chunk)).to(device)
-                debiased = _debiased_log_probs(
-                    model,
-                    self_debias,
-                    input_ids.to(device),
-                    attention.to(device),
-                    rows,
-                    cols,
-                    pad=pad,
-                )
+            if probed.self_debias is not None:
+                rows = torch.arange(len(chunk)).repeat_interleave(width - 1)
+                cols = torch.arange(width - 1).repeat(len(chunk))
+                debiased = probed.debiased(input_ids, attention, (rows, cols), pad)
                 token_lp = debiased.gather(-1, targets.reshape(-1, 1)).reshape(targets.shape)
             else:
-                logits = model(
-                    input_ids=input_ids.to(device), attention_mask=attention.to(device)
-                ).logits.float()
+                logits = probed.logits(input_ids, attention).float()
                 logp = torch.log_softmax(logits[:, :-1], dim=-1)
                 token_lp = logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
             token_lp = token_lp * attention[:, 1:].to(device)

@@ -113,3 +113,29 @@ class VariantMethod:
 def options_of(model: type[BaseModel], options: dict[str, Any]) -> Any:
     """Validated options (the spec check has already reported any problem)."""
     return model.model_validate(options)
+
+
+def projection_method(
+    kind: str,
+    training_data: Callable[[Corpus, Any, VariantPart, MethodContext], TrainingData],
+    fit: Callable[[ProjectionSetup], ProjectionFit],
+    work: Callable[[Any, TrainingData], str],
+    rehearsal: Callable[[Any, TrainingData], Rehearsal],
+) -> VariantMethod:
+    """A post-hoc projection method (INLP, SentenceDebias): one part, its labelled
+    sentences, and its `fit`, `work` and `rehearsal`; its objective (of `kind`) only
+    names it, since a projection is never trained."""
+
+    def objective(options: object) -> Objective:
+        from audit.variants.objective import Objective
+
+        return Objective(kind=kind)
+
+    return VariantMethod(
+        parts=single_part,
+        training_data=training_data,
+        objective=objective,
+        fit=fit,
+        work=work,
+        rehearsal=rehearsal,
+    )

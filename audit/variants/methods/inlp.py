@@ -21,9 +21,8 @@ from audit.variants.labelled_data import labelled_of
 from audit.variants.methods.base import (
     MethodContext,
     Rehearsal,
-    VariantMethod,
     VariantPart,
-    single_part,
+    projection_method,
 )
 from audit.variants.methods.options import InlpOptions
 
@@ -32,7 +31,7 @@ if TYPE_CHECKING:
     import torch
 
     from audit.variants.corpus import Corpus
-    from audit.variants.objective import Objective, TrainingData
+    from audit.variants.objective import TrainingData
     from audit.variants.posthoc import ProjectionFit, ProjectionSetup
 
 #: bias-bench's split: 30 % held out (test), then 30 % of the rest for dev.
@@ -83,12 +82,6 @@ def training_data(
             "words of that class only, a neutral one has none); use a larger corpus"
         )
     return labelled_data(classes)
-
-
-def objective(options: InlpOptions) -> Objective:
-    from audit.variants.objective import Objective
-
-    return Objective(kind="inlp")
 
 
 def split(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -277,11 +270,4 @@ def work(options: InlpOptions, data: TrainingData) -> str:
     )
 
 
-METHOD = VariantMethod(
-    parts=single_part,
-    training_data=training_data,
-    objective=objective,
-    fit=fit,
-    work=work,
-    rehearsal=rehearsal,
-)
+METHOD = projection_method("inlp", training_data, fit=fit, work=work, rehearsal=rehearsal)

@@ -12,15 +12,14 @@ from audit.variants.labelled_data import labelled_of
 from audit.variants.methods.base import (
     MethodContext,
     Rehearsal,
-    VariantMethod,
     VariantPart,
-    single_part,
+    projection_method,
 )
 from audit.variants.methods.options import SentenceDebiasOptions
 
 if TYPE_CHECKING:
     from audit.variants.corpus import Corpus
-    from audit.variants.objective import Objective, TrainingData
+    from audit.variants.objective import TrainingData
     from audit.variants.posthoc import ProjectionFit, ProjectionSetup
 
 
@@ -41,12 +40,6 @@ def training_data(
         )
     size = len(words[0])
     return labelled_data({str(i): tuple(s[i] for s in sets) for i in range(size)})
-
-
-def objective(options: SentenceDebiasOptions) -> Objective:
-    from audit.variants.objective import Objective
-
-    return Objective(kind="sentence_debias")
 
 
 def fit(setup: ProjectionSetup) -> ProjectionFit:
@@ -114,11 +107,6 @@ def work(options: SentenceDebiasOptions, data: TrainingData) -> str:
     )
 
 
-METHOD = VariantMethod(
-    parts=single_part,
-    training_data=training_data,
-    objective=objective,
-    fit=fit,
-    work=work,
-    rehearsal=rehearsal,
+METHOD = projection_method(
+    "sentence_debias", training_data, fit=fit, work=work, rehearsal=rehearsal
 )
