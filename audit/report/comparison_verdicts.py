@@ -8,6 +8,7 @@ styled, explained in a caption and counted.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from audit.report.cards import MeasureCards
 from audit.report.cells import digits_for
@@ -166,4 +167,30 @@ def detectable_words(records: Sequence[ComparisonRecord], cards: MeasureCards) -
     return (
         f"changes of the {cards.name(chosen[0].measure)} below {span} were undetectable "
         f"({power} power)"
+    )
+
+
+@dataclass(frozen=True)
+class ComparisonWords:
+    """What page 1 says of a set of paired comparisons: how many ('3 distinct paired
+    comparisons'), their family and correction, their verdicts tallied, the sentences
+    on what they could detect and on repeated pairs (those that apply), and what moved,
+    largest change first."""
+
+    counted: str
+    family: str
+    tally: str
+    extra: list[str]
+    moved: list[str]
+
+
+def comparison_words(records: Sequence[ComparisonRecord], cards: MeasureCards) -> ComparisonWords:
+    """`ComparisonWords` of `records` (short forms, for page 1)."""
+    extra = [detectable_words(records, cards), duplicate_words(records)]
+    return ComparisonWords(
+        counted=plural(len(distinct(records)), "distinct paired comparison"),
+        family=family_words(records, short=True),
+        tally=tally(records, short=True),
+        extra=[e for e in extra if e],
+        moved=moved_words(records, cards),
     )

@@ -14,14 +14,7 @@ from collections.abc import Sequence
 
 from audit.report import correlation_words as words
 from audit.report.chat import chat_blocks
-from audit.report.comparison_verdicts import (
-    detectable_words,
-    distinct,
-    duplicate_words,
-    family_words,
-    moved_words,
-    tally,
-)
+from audit.report.comparison_verdicts import comparison_words
 from audit.report.downstream import downstream_block
 from audit.report.extrinsic import summary_blocks as extrinsic_summary_blocks
 from audit.report.formatting import (
@@ -179,14 +172,13 @@ def comparison_block(index: MeasurementIndex) -> SummaryBlock | None:
     records = [c for c in index.result.comparisons if not variants.is_base_comparison(c)]
     if not records:
         return None
+    words = comparison_words(records, index.cards)
     text = (
-        f"Of {plural(len(distinct(records)), 'distinct paired comparison')} of one model "
-        f"with another on the same items ({family_words(records, short=True)}), the later "
-        f"was: {tally(records, short=True)}."
+        f"Of {words.counted} of one model with another on the same items ({words.family}), "
+        f"the later was: {words.tally}."
     )
-    extra = [detectable_words(records, index.cards), duplicate_words(records)]
-    text += "".join(f" {upper_first(e)}." for e in extra if e)
-    moved = moved_words(records, index.cards)
+    text += "".join(f" {upper_first(e)}." for e in words.extra)
+    moved = words.moved
     items = moved[:MAX_NAMED]
     if moved:
         text += " Moved, largest change first:"

@@ -4,14 +4,7 @@ bias control work, and which measure follows it best, or which tie)."""
 
 from __future__ import annotations
 
-from audit.report.comparison_verdicts import (
-    detectable_words,
-    distinct,
-    duplicate_words,
-    family_words,
-    moved_words,
-    tally,
-)
+from audit.report.comparison_verdicts import comparison_words
 from audit.report.formatting import join_words, plural, upper_first
 from audit.report.index import MeasurementIndex, unique
 from audit.report.meta_evaluation import control_reason, following
@@ -41,14 +34,13 @@ def summary_blocks(index: MeasurementIndex) -> list[SummaryBlock]:
         )
         items: list[str] = []
         if against:
-            compared = plural(len(distinct(against)), "distinct paired comparison")
+            words = comparison_words(against, index.cards)
             text += (
-                f"; of {compared} with the base on the same items "
-                f"({family_words(against, short=True)}): {tally(against, short=True)}"
+                f"; of {words.counted} with the base on the same items ({words.family}): "
+                f"{words.tally}"
             )
-            extra = [detectable_words(against, index.cards), duplicate_words(against)]
-            text += "".join(f". {upper_first(e)}" for e in extra if e)
-            items = moved_words(against, index.cards)
+            text += "".join(f". {upper_first(e)}" for e in words.extra)
+            items = words.moved
             if items:
                 text += ". Moved, largest change first"
         blocks.append(
