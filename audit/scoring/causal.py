@@ -37,6 +37,7 @@ from audit.scoring.batching import (
 )
 from audit.scoring.causal_batch import CausalBatch, CausalTensors, padded_causal_batch
 from audit.scoring.layer_ticks import LayerTicks
+from audit.scoring.retained_heap import retained_heap
 from audit.scoring.transfer import to_host
 
 if TYPE_CHECKING:
@@ -172,7 +173,11 @@ def summed_log_likelihoods(
         pad_id = 0  # masked out by the attention mask; never scored
     order: list[int] = []
     sums: list[torch.Tensor] = []  # per batch, left on the device until every batch has run
-    with torch.inference_mode(), LayerTicks(model.model, progress) as ticks:
+    with (
+        torch.inference_mode(),
+        LayerTicks(model.model, progress) as ticks,
+        retained_heap(model.device),  # batches reuse freed memory (`retained_heap`)
+    ):
         lengths = [len(x) for x in ids]
         packing = padding_share(model.device)
         for batch in pack_by_length(lengths, _token_budget(model), max_padding=packing):
