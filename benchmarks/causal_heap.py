@@ -26,7 +26,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,26 +38,20 @@ import audit.scoring.causal as engine
 from audit.models.load import load_model
 from audit.spec.models import ModelSpec
 
-
-@contextlib.contextmanager
-def glibc_defaults(_device: torch.device) -> Iterator[bool]:
-    """The loop without the retained heap: glibc's malloc as it is."""
-    yield False
-
-
 MODES = ("retained heap (the engine)", "glibc defaults")
 
 
 def one_round(args: argparse.Namespace) -> dict[str, Any]:
     """One mode's round in this process: load, warm up, score the sample, report."""
     if args.mode == "glibc defaults":
-        engine.retained_heap = glibc_defaults  # type: ignore[assignment]
+        # the loop without the retained heap: glibc's malloc as it starts
+        engine.retained_heap = lambda _device: contextlib.nullcontext(False)  # type: ignore[assignment]
     spec = ModelSpec.model_validate({"id": "smollm2-135m", "source": SMOLLM2})
     model = load_model(spec, cache_dir=args.model_cache, device="cpu")
     texts = list(dict.fromkeys(item["text"] for item in json.loads(TOXIGEN.read_text())))
     sample = random.Random(0).sample(texts, args.sample)
     ids, _ = engine.causal_token_ids(model, sample, reference=False)
-    work = sum(len(x) - 1 for x in ids) * flops_per_token(model)
+    tokens = sum(len(x) - 1 for x in ids)
     engine.causal_log_likelihoods(model, sample[:32], reference=False, progress=lambda n: None)
     before = resource.getrusage(resource.RUSAGE_SELF)
     peak_before = matmul_peak()
@@ -72,9 +65,9 @@ def one_round(args: argparse.Namespace) -> dict[str, Any]:
         "minor_page_faults": after.ru_minflt - before.ru_minflt,
         "system_cpu_seconds": after.ru_stime - before.ru_stime,
         "user_cpu_seconds": after.ru_utime - before.ru_utime,
-        "share_of_adjacent_peak": work / seconds / peak,
+        "share_of_adjacent_peak": tokens * flops_per_token(model) / seconds / peak,
         "process_peak_rss_mb": after.ru_maxrss / 1024,
-        "scored_tokens": sum(len(x) - 1 for x in ids),
+        "scored_tokens": tokens,
         "values": [s.score for s in out],
     }
 
